@@ -1,0 +1,77 @@
+/**
+ * Errors of the schedulers layer. Each extends the project-wide `TxsError`, so the HTTP layer maps them by
+ * `code`; AWS SDK errors ride in `cause`.
+ *
+ * @module
+ */
+import { TxsError, ValidationError } from '../specs/index.js';
+
+/** Base class for scheduler failures. */
+export class SchedulerError extends TxsError {
+  readonly code: string = 'SchedulerError';
+}
+
+/** The scheduler does not support the operation (e.g. logs on a backend without log access). */
+export class NotSupportedError extends SchedulerError {
+  override readonly code = 'NotSupported';
+}
+
+/** The app is not compatible with the scheduler (too many roles, an unsupported mount, …). */
+export class AppNotSupportedError extends ValidationError {
+  override readonly code = 'AppNotSupported';
+}
+
+/** A role name given for logs does not exist in the app. */
+export class UnknownRoleError extends ValidationError {
+  override readonly code = 'UnknownRole';
+  constructor(
+    readonly role: string,
+    readonly known: readonly string[],
+  ) {
+    super(`Unknown role '${role}'. The app has: ${known.join(', ') || '<no roles>'}`, [
+      { path: 'role', message: `unknown role '${role}'; use one of: ${known.join(', ')}` },
+    ]);
+  }
+}
+
+/** A replica index is out of range for a role. */
+export class UnknownReplicaError extends ValidationError {
+  override readonly code = 'UnknownReplica';
+  constructor(role: string, replica: number, numReplicas: number) {
+    const message = `role '${role}' has ${numReplicas} replica(s) (0..${numReplicas - 1}); replica ${replica} does not exist`;
+    super(message, [{ path: 'replica', message }]);
+  }
+}
+
+/**
+ * The backend refused or failed a call: access denied, throttled past the SDK's retries, a service error.
+ * `retryable` says whether trying again later may help.
+ */
+export class BackendError extends SchedulerError {
+  override readonly code = 'BackendError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** The backend denied access (IAM). The message names the action that was denied. */
+export class BackendAccessDeniedError extends SchedulerError {
+  override readonly code = 'BackendAccessDenied';
+}
+
+/** A log page token that this scheduler did not issue, or that has expired. */
+export class InvalidLogTokenError extends ValidationError {
+  override readonly code = 'InvalidLogToken';
+  constructor() {
+    super('nextToken is not valid for this log query; start again without it', [
+      {
+        path: 'nextToken',
+        message: 'not a token issued for this query; omit it to start from the beginning',
+      },
+    ]);
+  }
+}

@@ -1,0 +1,162 @@
+/**
+ * The app record kept for every submitted app, and the rule that orders state transitions. Events arrive
+ * at least once and in any order; {@link decideTransition} accepts a transition only when it moves the app
+ * forward, so duplicates and late events are no-ops and a terminal state is never left.
+ *
+ * @module
+ */
+import type { AppDef } from './app-def.js';
+import type { AppHandle } from './app-handle.js';
+import { type AppState, isTerminal } from './app-state.js';
+import type { Cfg } from './run-opts.js';
+import type { RoleStatus } from './status.js';
+
+/** Where a transition came from. */
+export type TransitionSource = 'submit' | 'event' | 'describe' | 'cancel' | 'local';
+
+/** A state change reported for an app. */
+export interface AppStateTransition {
+  state: AppState;
+  /** When the scheduler says the change happened (epoch ms). */
+  eventTime: number;
+  /**
+   * Monotonic progress counter: AWS Batch's number of finished attempts, the length of SageMaker's
+   * SecondaryStatusTransitions, or the local scheduler's restart count. A higher counter is forward even
+   * when the state looks earlier (a Batch retry goes RUNNING → RUNNABLE with one more attempt).
+   */
+  attempt: number;
+  source: TransitionSource;
+  /** Why, in the scheduler's words (statusReason, FailureReason, exit code). */
+  reason?: string;
+  numRestarts?: number;
+  roles?: RoleStatus[];
+  uiUrl?: string;
+}
+
+/** One accepted transition in a record's history. */
+export interface HistoryEntry {
+  from: AppState;
+  to: AppState;
+  /** Epoch ms of the event. */
+  time: number;
+  source: TransitionSource;
+  reason?: string;
+}
+
+/** Most history entries kept per record (older ones are dropped first). */
+export const MAX_HISTORY = 50;
+
+/** The record the store keeps for one app handle. */
+export interface AppRecord {
+  handle: AppHandle;
+  scheduler: string;
+  session: string;
+  appId: string;
+  /** Who launched it (IAM principal ARN, or the local user). */
+  owner: string;
+  /** The app's name. */
+  name: string;
+  app: AppDef;
+  cfg: Cfg;
+  state: AppState;
+  reason?: string;
+  numRestarts: number;
+  roles: RoleStatus[];
+  uiUrl?: string;
+  /** Progress counter of the last accepted transition. */
+  attempt: number;
+  /** Event time of the last accepted transition (epoch ms). */
+  lastEventTime: number;
+  /** Epoch ms. */
+  createdAt: number;
+  /** Epoch ms. */
+  updatedAt: number;
+  history: HistoryEntry[];
+  idempotencyKey?: string;
+  /** Set when a cancel was requested (epoch ms). */
+  cancelRequestedAt?: number;
+}
+
+/** Ordering rank of a state: UNKNOWN lowest, then UNSUBMITTED … RUNNING, then the terminal states. */
+export function stateRank(state: AppState): number {
+  switch (state) {
+    case 'UNKNOWN':
+      return -1;
+    case 'UNSUBMITTED':
+      return 0;
+    case 'SUBMITTED':
+      return 1;
+    case 'PENDING':
+      return 2;
+    case 'RUNNING':
+      return 3;
+    case 'SUCCEEDED':
+    case 'FAILED':
+    case 'CANCELLED':
+      return 4;
+  }
+}
+
+/** What to do with a transition. */
+export type TransitionDecision = 'apply' | 'duplicate' | 'stale' | 'terminal';
+
+/** The part of a record that orders transitions. */
+export interface TransitionPosition {
+  state: AppState;
+  attempt: number;
+  lastEventTime: number;
+}
+
+/**
+ * Decides whether `next` moves an app forward from `current`:
+ * - `terminal`: the app is already SUCCEEDED, FAILED or CANCELLED; nothing changes it;
+ * - `apply`: a higher attempt; or the same attempt and a higher state rank; or the same attempt and rank
+ *   with a later event time (fresher details, e.g. replica statuses);
+ * - `duplicate`: the same attempt, rank and event time;
+ * - `stale`: anything older.
+ *
+ * @example
+ * ```ts
+ * decideTransition({ state: 'RUNNING', attempt: 0, lastEventTime: 10 },
+ *   { state: 'PENDING', attempt: 1, eventTime: 20, source: 'event' }); // 'apply' (a Batch retry)
+ * ```
+ */
+export function decideTransition(current: TransitionPosition, next: AppStateTransition): TransitionDecision {
+  if (isTerminal(current.state)) return 'terminal';
+  if (next.attempt !== current.attempt) return next.attempt > current.attempt ? 'apply' : 'stale';
+  const rankDelta = stateRank(next.state) - stateRank(current.state);
+  if (rankDelta !== 0) return rankDelta > 0 ? 'apply' : 'stale';
+  if (next.eventTime > current.lastEventTime) return 'apply';
+  return next.eventTime === current.lastEventTime ? 'duplicate' : 'stale';
+}
+
+/** The parts of a record for a new submission. */
+export type NewAppRecord = Omit<
+  AppRecord,
+  'history' | 'updatedAt' | 'attempt' | 'lastEventTime' | 'roles' | 'numRestarts'
+> &
+  Partial<Pick<AppRecord, 'roles' | 'numRestarts' | 'attempt' | 'lastEventTime'>>;
+
+/**
+ * Applies an accepted transition to a record (pure; returns a new record). Callers decide first with
+ * {@link decideTransition}.
+ */
+export function applyTransition(record: AppRecord, t: AppStateTransition, now: number): AppRecord {
+  const next: AppRecord = {
+    ...record,
+    state: t.state,
+    attempt: t.attempt,
+    lastEventTime: t.eventTime,
+    updatedAt: now,
+  };
+  if (t.reason !== undefined) next.reason = t.reason;
+  if (t.numRestarts !== undefined) next.numRestarts = t.numRestarts;
+  if (t.roles !== undefined) next.roles = t.roles;
+  if (t.uiUrl !== undefined) next.uiUrl = t.uiUrl;
+  if (record.state !== t.state) {
+    const entry: HistoryEntry = { from: record.state, to: t.state, time: t.eventTime, source: t.source };
+    if (t.reason !== undefined) entry.reason = t.reason;
+    next.history = [...record.history, entry].slice(-MAX_HISTORY);
+  }
+  return next;
+}

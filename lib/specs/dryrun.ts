@@ -1,0 +1,54 @@
+/**
+ * The result of a dry run: the exact native request a scheduler would send, plus the resolved app and cfg.
+ *
+ * @module
+ */
+import type { AppDef } from './app-def.js';
+import type { Cfg } from './run-opts.js';
+
+/** JSON form of a dry run, as `POST /v1/dryrun` returns it. */
+export interface DryRunData<Request> {
+  scheduler: string;
+  app: AppDef;
+  cfg: Cfg;
+  request: Request;
+}
+
+/**
+ * What a scheduler would submit (TorchX `AppDryRunInfo`). `request` is the native request, byte for byte;
+ * `format()` renders it for humans.
+ *
+ * @example
+ * ```ts
+ * const info = scheduler.submitDryrun(app, { queue: 'gpu' });
+ * console.log(info.format());
+ * ```
+ */
+export class AppDryRunInfo<Request = unknown> {
+  constructor(
+    /** Name of the scheduler that produced the request. */
+    readonly scheduler: string,
+    /** The app after defaults and scheduler-side changes, as submitted. */
+    readonly app: AppDef,
+    /** The resolved run options (defaults filled, aliases renamed). */
+    readonly cfg: Cfg,
+    /** The native request. */
+    readonly request: Request,
+    private readonly formatter: (request: Request) => string = (r) => JSON.stringify(r, null, 2),
+  ) {}
+
+  /** Human-readable rendering of the request. */
+  format(): string {
+    return this.formatter(this.request);
+  }
+
+  /** Same as {@link format}. */
+  toString(): string {
+    return this.format();
+  }
+
+  /** `{scheduler, app, cfg, request}`. */
+  toJSON(): DryRunData<Request> {
+    return { scheduler: this.scheduler, app: this.app, cfg: this.cfg, request: this.request };
+  }
+}

@@ -1,0 +1,132 @@
+/**
+ * Errors of the specs layer. Every error this project raises on purpose extends {@link TxsError}:
+ * it carries a stable `code` (the HTTP layer maps codes to status codes in one place) and a message
+ * that tells the caller what to fix.
+ *
+ * @module
+ */
+
+/** One problem with one field of a request, with the dotted path of the field. */
+export interface FieldIssue {
+  /** Dotted path of the offending field, e.g. `app.roles.0.numReplicas` or `cfg.queue`. */
+  readonly path: string;
+  /** What is wrong and how to fix it. */
+  readonly message: string;
+}
+
+/**
+ * Base class of every deliberate error in torchx-serverless.
+ *
+ * @example
+ * ```ts
+ * try { parseAppHandle('nope'); } catch (e) { if (e instanceof TxsError) console.log(e.code); }
+ * ```
+ */
+export abstract class TxsError extends Error {
+  /** Stable machine-readable code, e.g. `InvalidRunConfig`. */
+  abstract readonly code: string;
+  /** Field-level issues when the error is about a request's content. */
+  readonly issues: readonly FieldIssue[];
+
+  constructor(message: string, options?: { cause?: unknown; issues?: readonly FieldIssue[] }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.issues = options?.issues ?? [];
+  }
+}
+
+/** Renders a cfg the way TorchX's messages do (`<EMPTY>` when nothing was given). */
+function renderCfg(cfg: Readonly<Record<string, unknown>> | undefined): string {
+  if (!cfg || Object.keys(cfg).length === 0) return '<EMPTY>';
+  return JSON.stringify(cfg);
+}
+
+/**
+ * Thrown when run options (`cfg`) do not satisfy a scheduler's declared options: a required option is
+ * missing or a value has the wrong type.
+ */
+export class InvalidRunConfigError extends TxsError {
+  readonly code = 'InvalidRunConfig';
+  /** The offending option's snake_case name. */
+  readonly cfgKey: string;
+
+  constructor(reason: string, cfgKey: string, cfg?: Readonly<Record<string, unknown>>) {
+    super(`${reason}. Given: ${renderCfg(cfg)}`, { issues: [{ path: `cfg.${cfgKey}`, message: reason }] });
+    this.cfgKey = cfgKey;
+  }
+}
+
+/** Thrown when an app handle is not of the form `{scheduler}://{session}/{appId}`. */
+export class MalformedAppHandleError extends TxsError {
+  readonly code = 'MalformedAppHandle';
+  constructor(readonly handle: string) {
+    super(`${handle} is not of the form: <scheduler_backend>://<session_name>/<app_id>`);
+  }
+}
+
+/** Thrown when a scheduler name is not registered. The message lists the known names. */
+export class UnknownSchedulerError extends TxsError {
+  readonly code = 'UnknownScheduler';
+  constructor(
+    readonly scheduler: string,
+    readonly known: readonly string[],
+  ) {
+    super(`Scheduler backend: ${scheduler} does not exist. Use one of: ${known.join(', ') || '<none>'}`, {
+      issues: [
+        { path: 'scheduler', message: `unknown scheduler '${scheduler}'; use one of: ${known.join(', ')}` },
+      ],
+    });
+  }
+}
+
+/** Thrown when an app does not exist (or is not visible to the caller). */
+export class UnknownAppError extends TxsError {
+  readonly code = 'UnknownApp';
+  constructor(readonly handle: string) {
+    super(
+      `Unknown app = ${handle}. Check the handle (txs list shows your apps); ` +
+        'the app may also have finished and been purged by the scheduler',
+    );
+  }
+}
+
+/** Thrown by `AppStatus.raiseForStatus()` when the app did not succeed. */
+export class AppStatusError extends TxsError {
+  readonly code = 'AppStatus';
+  constructor(
+    readonly status: { readonly state: string },
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Thrown when a request's content is invalid: an AppDef that does not parse, a role without an entrypoint,
+ * a resource that cannot be scheduled, an option value a scheduler cannot accept. `issues` names each field.
+ */
+export class ValidationError extends TxsError {
+  readonly code: string = 'ValidationFailed';
+  constructor(message: string, issues: readonly FieldIssue[] = [], options?: { cause?: unknown }) {
+    super(message, { issues, cause: options?.cause });
+  }
+
+  /** Builds a ValidationError about exactly one field. */
+  static forField(path: string, message: string): ValidationError {
+    return new ValidationError(`${path}: ${message}`, [{ path, message }]);
+  }
+}
+
+/** Thrown when a named resource (e.g. `aws_p4d.24xlarge`) does not exist. The message suggests close names. */
+export class UnknownNamedResourceError extends ValidationError {
+  override readonly code = 'UnknownNamedResource';
+  constructor(
+    readonly resourceName: string,
+    suggestions: readonly string[],
+    path = 'resource',
+  ) {
+    const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
+    const message = `No named resource found for \`${resourceName}\`.${hint}`;
+    super(message, [{ path, message }]);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * Unique name suffixes with TorchX's algorithm (`torchx.schedulers.ids`): a random unsigned 64-bit number
+ * written in a consonant-first alphabet, 1–14 characters long.
+ *
+ * @module
+ */
+import { getRandomValues } from 'node:crypto';
+
+const FIRST_ALPHABET = 'bcdfghjklmnpqrstvwxz';
+const REST_ALPHABET = 'bcdfghjklmnpqrstvwxz012345679';
+
+/**
+ * Encodes `value` (an unsigned 64-bit integer) the way TorchX's `random_id` does: the first character from a
+ * 20-consonant alphabet, the rest from 29 characters (consonants and digits without `8`), least significant
+ * first. `0` encodes to the empty string.
+ *
+ * @example
+ * ```ts
+ * encodeId(0x0123456789abcdefn); // 't4rcs9x6sv1m'
+ * ```
+ */
+export function encodeId(value: bigint): string {
+  let v = value;
+  let out = '';
+  while (v > 0n) {
+    const alphabet = out.length === 0 ? FIRST_ALPHABET : REST_ALPHABET;
+    const size = BigInt(alphabet.length);
+    out += alphabet[Number(v % size)];
+    v /= size;
+  }
+  return out;
+}
+
+/** A random id from 8 random bytes (TorchX `random_id`). */
+export function randomId(): string {
+  const [value = 0n] = getRandomValues(new BigUint64Array(1));
+  return encodeId(value);
+}
+
+/**
+ * `name-<random id>` (TorchX `make_unique`).
+ *
+ * @example
+ * ```ts
+ * makeUnique('train'); // e.g. 'train-t4rcs9x6sv1m'
+ * ```
+ */
+export function makeUnique(name: string, id: string = randomId()): string {
+  return `${name}-${id}`;
+}

@@ -1,0 +1,18 @@
+/**
+ * The vocabulary of torchx-serverless: AppDef / Role / Resource, AppState and AppStatus, macros, run
+ * options, app handles, named resources, dry runs, app records and errors. Imports no AWS SDK.
+ *
+ * @module
+ */
+export * from './app-def.js';
+export * from './app-handle.js';
+export * from './app-record.js';
+export * from './app-state.js';
+export * from './dryrun.js';
+export * from './errors.js';
+export * from './ids.js';
+export * from './macros.js';
+export * from './named-resources.js';
+export * from './run-opts.js';
+export * from './schema.js';
+export * from './status.js';

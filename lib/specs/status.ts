@@ -1,0 +1,258 @@
+/**
+ * Runtime status of an app (TorchX `AppStatus`, `ReplicaStatus`, `RoleStatus`) and the scheduler-facing
+ * responses `DescribeAppResponse` and `ListAppResponse`.
+ *
+ * @module
+ */
+import type { Role } from './app-def.js';
+import { NONE } from './app-def.js';
+import { type AppState, isTerminal } from './app-state.js';
+import { AppStatusError } from './errors.js';
+
+/** Status of one replica (node) of a role. */
+export interface ReplicaStatus {
+  /** Node index within the role (not the worker rank). */
+  id: number;
+  state: AppState;
+  /** Role name. */
+  role: string;
+  /** Host the replica runs on, when known. */
+  hostname: string;
+  /** JSON error document, or `<NONE>`. */
+  structuredErrorMsg: string;
+  /** Exit code of the replica's process or container, when known (torchx-serverless addition). */
+  exitCode?: number;
+  /** Free text from the scheduler about this replica (torchx-serverless addition). */
+  reason?: string;
+}
+
+/** Statuses of all replicas of one role. */
+export interface RoleStatus {
+  role: string;
+  replicas: ReplicaStatus[];
+}
+
+/** Plain-data form of an {@link AppStatus}, as it travels over HTTP. */
+export interface AppStatusData {
+  state: AppState;
+  numRestarts: number;
+  msg: string;
+  structuredErrorMsg: string;
+  uiUrl?: string;
+  roles: RoleStatus[];
+}
+
+const APP_STATUS_TEMPLATE = (s: {
+  state: string;
+  numRestarts: string;
+  roles: string;
+  msg: string;
+  structuredErrorMsg: string;
+  url: string;
+}): string =>
+  `AppStatus:\n    State: ${s.state}\n    Num Restarts: ${s.numRestarts}\n    Roles: ${s.roles}\n` +
+  `    Msg: ${s.msg}\n    Structured Error Msg: ${s.structuredErrorMsg}\n    UI URL: ${s.url}\n    `;
+
+const RPC_ERROR_MESSAGE = /(\w*)\('On WorkerInfo\(.+\):\n(.*\n)*'\)/;
+const EMBEDDED_ERROR_MESSAGE = /(.+)\nException.*/;
+
+/** Python's `datetime.fromtimestamp(ts)` rendering in local time: `YYYY-MM-DD HH:MM:SS`. */
+function pythonLocalTimestamp(epochSeconds: number): string {
+  const d = new Date(epochSeconds * 1000);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/**
+ * The runtime status of an app. `format()` renders TorchX's text layout; `raiseForStatus()` throws unless
+ * the app SUCCEEDED.
+ *
+ * @example
+ * ```ts
+ * const status = new AppStatus({ state: 'RUNNING', numRestarts: 0 });
+ * console.log(status.format());
+ * ```
+ */
+export class AppStatus implements AppStatusData {
+  state: AppState;
+  numRestarts: number;
+  msg: string;
+  structuredErrorMsg: string;
+  uiUrl?: string;
+  roles: RoleStatus[];
+
+  constructor(init: Pick<AppStatusData, 'state'> & Partial<AppStatusData>) {
+    this.state = init.state;
+    this.numRestarts = init.numRestarts ?? 0;
+    this.msg = init.msg ?? '';
+    this.structuredErrorMsg = init.structuredErrorMsg ?? NONE;
+    if (init.uiUrl !== undefined) this.uiUrl = init.uiUrl;
+    this.roles = init.roles ?? [];
+  }
+
+  /** True when the state is terminal. */
+  isTerminal(): boolean {
+    return isTerminal(this.state);
+  }
+
+  /**
+   * Throws {@link AppStatusError} unless the state is SUCCEEDED.
+   *
+   * @throws AppStatusError when the app did not succeed.
+   */
+  raiseForStatus(): void {
+    if (this.state !== 'SUCCEEDED') {
+      throw new AppStatusError(this, `job did not succeed: ${this.format()}`);
+    }
+  }
+
+  /**
+   * Renders TorchX's AppStatus text: state, restarts, per-replica lines (`*` marks replica 0 of each role),
+   * message, structured error and UI URL.
+   *
+   * @param filterRoles only show these roles (all when empty or omitted)
+   */
+  format(filterRoles?: readonly string[]): string {
+    const roles =
+      filterRoles && filterRoles.length > 0
+        ? this.roles.filter((r) => filterRoles.includes(r.role))
+        : this.roles;
+    const rolesText = roles.map((r) => this.formatRoleStatus(r)).join('');
+    return APP_STATUS_TEMPLATE({
+      state: this.state,
+      numRestarts: String(this.numRestarts),
+      roles: rolesText,
+      msg: this.msg,
+      structuredErrorMsg: this.structuredErrorMsg,
+      url: this.uiUrl ?? 'None',
+    });
+  }
+
+  /** Plain data for JSON. */
+  toJSON(): AppStatusData {
+    const data: AppStatusData = {
+      state: this.state,
+      numRestarts: this.numRestarts,
+      msg: this.msg,
+      structuredErrorMsg: this.structuredErrorMsg,
+      roles: this.roles,
+    };
+    if (this.uiUrl !== undefined) data.uiUrl = this.uiUrl;
+    return data;
+  }
+
+  private formatRoleStatus(roleStatus: RoleStatus): string {
+    return [...roleStatus.replicas]
+      .sort((a, b) => a.id - b.id)
+      .map((r) => this.formatReplicaStatus(r))
+      .join('');
+  }
+
+  private formatReplicaStatus(replica: ReplicaStatus): string {
+    let data: string;
+    if (replica.structuredErrorMsg !== NONE) {
+      let errorData: { message: { message: string; errorCode?: unknown; extraInfo: { timestamp: unknown } } };
+      try {
+        errorData = JSON.parse(replica.structuredErrorMsg);
+      } catch {
+        return replica.structuredErrorMsg;
+      }
+      const errorMessage = formatErrorMessage(errorData.message.message, '    error_msg: ');
+      const timestamp = Math.trunc(Number(errorData.message.extraInfo.timestamp));
+      const exitcode = errorData.message.errorCode ? String(errorData.message.errorCode) : '<N/A>';
+      data =
+        `${replica.state} (exitcode: ${exitcode})\n        timestamp: ${pythonLocalTimestamp(timestamp)}\n` +
+        `        hostname: ${replica.hostname}\n    ${errorMessage}`;
+    } else {
+      data = replica.state;
+      if (replica.state === 'CANCELLED' || replica.state === 'FAILED') data += ' (no reply file)';
+    }
+    const header = replica.id === 0 ? '*' : ' ';
+    return `\n ${header}${replica.role}[${replica.id}]:${data}`;
+  }
+}
+
+/**
+ * Word-wraps an error message the way TorchX does: splits at a space once a line reaches `width`
+ * characters, the first line prefixed by `header` and the rest by as many spaces. RPC and embedded
+ * exception messages are first reduced to their core message.
+ */
+export function formatErrorMessage(message: string, header: string, width = 80): string {
+  let msg = message;
+  const rpc = RPC_ERROR_MESSAGE.exec(msg);
+  if (rpc) msg = rpc[0];
+  const embedded = EMBEDDED_ERROR_MESSAGE.exec(msg);
+  if (embedded?.[1] !== undefined) msg = embedded[1];
+  let prefix = header;
+  let length = 0;
+  const lines: string[] = [];
+  for (let i = 0; i <= msg.length; i++) {
+    if (i === msg.length || (msg[i] === ' ' && length >= width)) {
+      lines.push(`${prefix}${msg.slice(i - length, i)}`);
+      prefix = ' '.repeat(prefix.length);
+      length = 0;
+    }
+    length += 1;
+  }
+  return lines.join('\n');
+}
+
+/**
+ * What a scheduler knows about an app (TorchX `DescribeAppResponse`). Build one with
+ * {@link makeDescribeAppResponse} to get TorchX's defaults.
+ */
+export interface DescribeAppResponse {
+  appId: string;
+  state: AppState;
+  /** -1 when unknown. */
+  numRestarts: number;
+  /** `<NONE>` when the scheduler gave no message. */
+  msg: string;
+  structuredErrorMsg: string;
+  uiUrl?: string;
+  metadata: Record<string, string>;
+  rolesStatuses: RoleStatus[];
+  /** Roles reconstructed from the scheduler, as far as it can. */
+  roles: Role[];
+  /** When the scheduler last saw the state change (epoch ms), for ordering transitions. */
+  updatedAt?: number;
+}
+
+/**
+ * A DescribeAppResponse with TorchX's defaults (`<NOT_SET>` app id, UNSUBMITTED, -1 restarts, `<NONE>` msg).
+ */
+export function makeDescribeAppResponse(init: Partial<DescribeAppResponse> = {}): DescribeAppResponse {
+  return {
+    appId: '<NOT_SET>',
+    state: 'UNSUBMITTED',
+    numRestarts: -1,
+    msg: NONE,
+    structuredErrorMsg: NONE,
+    metadata: {},
+    rolesStatuses: [],
+    roles: [],
+    ...init,
+  };
+}
+
+/** Converts what a scheduler described into the AppStatus users see (as TorchX's `Runner.status`). */
+export function appStatusFromDescribe(desc: DescribeAppResponse): AppStatus {
+  const init: Pick<AppStatusData, 'state'> & Partial<AppStatusData> = {
+    state: desc.state,
+    numRestarts: desc.numRestarts,
+    msg: desc.msg,
+    structuredErrorMsg: desc.structuredErrorMsg,
+    roles: desc.rolesStatuses,
+  };
+  if (desc.uiUrl !== undefined) init.uiUrl = desc.uiUrl;
+  return new AppStatus(init);
+}
+
+/** One app in a scheduler's listing (TorchX `ListAppResponse`). */
+export interface ListAppResponse {
+  appId: string;
+  state: AppState;
+  /** Filled in by the runner; `<NOT_SET>` from schedulers. */
+  appHandle: string;
+  name: string;
+}
