@@ -91,7 +91,14 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
    */
   protected abstract translate(app: AppDef, cfg: Opts): AppDryRunInfo<Request>;
 
-  /** Submits a dry run's request and returns the scheduler's app id. */
+  /**
+   * The app id the request of `dryrun` will have once scheduled. Ids are fixed at dry-run time (they carry
+   * the unique name suffix), so the runner records an app before submitting it and nothing submitted is
+   * ever without a record.
+   */
+  abstract appIdOf(dryrun: AppDryRunInfo<Request>): string;
+
+  /** Submits a dry run's request and returns the scheduler's app id (the same as {@link appIdOf}). */
   abstract schedule(dryrun: AppDryRunInfo<Request>): Promise<string>;
 
   /** Describes an app; undefined when the scheduler does not know it (any more). */

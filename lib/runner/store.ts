@@ -1,0 +1,86 @@
+/**
+ * The app record store the runner writes to. The runner depends on this interface only; `lib/store`
+ * implements it over DynamoDB, and tests use the same DynamoDB implementation against dynalite.
+ *
+ * @module
+ */
+import type { AppHandle, AppRecord, AppState, AppStateTransition, NewAppRecord } from '../specs/index.js';
+
+/** Filters and paging for {@link AppRecordStore.list}. Results are newest first. */
+export interface ListAppsQuery {
+  /** Only this owner's apps (the API always passes the caller). */
+  owner: string;
+  scheduler?: string;
+  /** Any of these states. */
+  states?: readonly AppState[];
+  session?: string;
+  /** Only apps created at or after this time (epoch ms). */
+  since?: number;
+  /** Page size (1–100, default 50). */
+  limit?: number;
+  /** Opaque cursor from the previous page. */
+  nextToken?: string;
+}
+
+/** One page of records. */
+export interface ListAppsPage {
+  records: AppRecord[];
+  nextToken?: string;
+}
+
+/** What happened to a transition. */
+export type TransitionOutcome =
+  | { applied: true; previous: AppState; record: AppRecord }
+  | { applied: false; reason: 'duplicate' | 'stale' | 'terminal' | 'missing'; record?: AppRecord };
+
+/** Result of reserving an idempotency key. */
+export type IdempotencyReservation =
+  | { reserved: true }
+  | { reserved: false; handle?: AppHandle; requestHash: string; reservedAt: number };
+
+/**
+ * Persistence of app records. Every write is conditional: records are created once, transitions only move
+ * forward (see `decideTransition` in lib/specs), and idempotency keys are reserved before anything is
+ * submitted.
+ */
+export interface AppRecordStore {
+  /**
+   * Creates the record unless one exists for the handle.
+   *
+   * @returns the stored record and whether this call created it.
+   */
+  create(record: NewAppRecord): Promise<{ record: AppRecord; created: boolean }>;
+
+  /** The record for a handle, or undefined. Strongly consistent. */
+  get(handle: AppHandle): Promise<AppRecord | undefined>;
+
+  /**
+   * The record of the app the scheduler knows by `nativeName` (Batch job name, SageMaker training job
+   * name, local app id), or undefined. Used to route state-change events.
+   */
+  findByNativeName(scheduler: string, nativeName: string): Promise<AppRecord | undefined>;
+
+  /** Applies a transition if it moves the app forward; a no-op otherwise. */
+  transition(handle: AppHandle, transition: AppStateTransition): Promise<TransitionOutcome>;
+
+  /** Records that a cancel was requested (epoch ms). */
+  markCancelRequested(handle: AppHandle, at: number): Promise<void>;
+
+  /** Lists an owner's records, newest first, with filters. */
+  list(query: ListAppsQuery): Promise<ListAppsPage>;
+
+  /** Non-terminal records of a scheduler (for the reconciler), oldest update first. */
+  listActive(scheduler: string, limit?: number, nextToken?: string): Promise<ListAppsPage>;
+
+  /**
+   * Reserves `key` for `owner` before anything is submitted. Exactly one concurrent caller gets
+   * `reserved: true`; the others see the reservation (and the handle once it is completed).
+   */
+  reserveIdempotencyKey(owner: string, key: string, requestHash: string, now: number): Promise<IdempotencyReservation>;
+
+  /** Attaches the submitted app's handle to a reservation. */
+  completeIdempotencyKey(owner: string, key: string, handle: AppHandle): Promise<void>;
+
+  /** Drops a reservation whose submission failed, so a retry can try again. */
+  releaseIdempotencyKey(owner: string, key: string): Promise<void>;
+}
