@@ -98,6 +98,14 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
    */
   abstract appIdOf(dryrun: AppDryRunInfo<Request>): string;
 
+  /**
+   * The name the backend knows the app by, as it appears in its state-change events (Batch job name,
+   * SageMaker training job name). Defaults to the app id.
+   */
+  nativeNameOf(appId: string): string {
+    return appId;
+  }
+
   /** Submits a dry run's request and returns the scheduler's app id (the same as {@link appIdOf}). */
   abstract schedule(dryrun: AppDryRunInfo<Request>): Promise<string>;
 

@@ -52,6 +52,8 @@ export interface AppRecord {
   scheduler: string;
   session: string;
   appId: string;
+  /** The name the backend knows the app by (see `Scheduler.nativeNameOf`); routes state-change events. */
+  nativeName: string;
   /** Who launched it (IAM principal ARN, or the local user). */
   owner: string;
   /** The app's name. */
