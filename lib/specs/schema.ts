@@ -222,7 +222,9 @@ function checkStructure(input: unknown, path: string, depth: number, what: strin
     failWith([{ path, message: `is nested more than ${MAX_BODY_DEPTH} levels deep` }], what);
   }
   if (Array.isArray(input)) {
-    input.forEach((v, i) => checkStructure(v, `${path}.${i}`, depth + 1, what));
+    input.forEach((v, i) => {
+      checkStructure(v, `${path}.${i}`, depth + 1, what);
+    });
     return;
   }
   for (const key of Object.keys(input)) {
