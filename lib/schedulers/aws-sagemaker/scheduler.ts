@@ -54,13 +54,22 @@ import {
   sageMakerStateOf,
   sageMakerTransitionOf,
 } from './state.js';
-import { APP_NAME_TAG, type AwsSageMakerRequest, translateApp, VERSION_TAG } from './translate.js';
+import {
+  APP_NAME_TAG,
+  type AwsSageMakerRequest,
+  type TranslateContext,
+  translateApp,
+  VERSION_TAG,
+} from './translate.js';
 
 /** The scheduler's registered name. */
 export const AWS_SAGEMAKER = 'aws_sagemaker';
 
 /** Value of the `torchx.pytorch.org/version` tag written on every job. */
 export const TORCHX_SERVERLESS_VERSION = '0.1.0';
+
+/** As long as TorchX's longest random id (14 characters); used by `validate`. */
+const LONGEST_ID = 'b'.repeat(14);
 
 /** Default look-back of {@link AwsSageMakerScheduler.list}: 30 days. */
 export const DEFAULT_LIST_LOOKBACK_MS = 30 * 24 * 3600 * 1000;
@@ -204,17 +213,17 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
    */
   override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
     super.validate(app, cfg);
-    this.submitDryrun(app, cfg);
+    // Checks with the longest possible suffix, so that no unique id is used up and no real name can be longer.
+    translateApp(app, this.runOpts().resolve(cfg) as AwsSageMakerOpts, this.translateContext(LONGEST_ID));
   }
 
   protected override translate(app: AppDef, cfg: AwsSageMakerOpts): AppDryRunInfo<AwsSageMakerRequest> {
-    const request = translateApp(app, cfg, {
-      backend: this.backend,
-      sessionName: this.sessionName,
-      uniqueId: this.uniqueId(),
-      version: this.version,
-    });
+    const request = translateApp(app, cfg, this.translateContext(this.uniqueId()));
     return new AppDryRunInfo(this.backend, cloneAppDef(app), cfg, request, (r) => JSON.stringify(r, null, 2));
+  }
+
+  private translateContext(uniqueId: string): TranslateContext {
+    return { backend: this.backend, sessionName: this.sessionName, uniqueId, version: this.version };
   }
 
   override appIdOf(dryrun: AppDryRunInfo<AwsSageMakerRequest>): string {
