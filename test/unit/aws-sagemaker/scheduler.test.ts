@@ -171,14 +171,12 @@ describe('AwsSageMakerScheduler', () => {
     });
 
     it('explains a reached quota with where to raise it', async () => {
-      sageMaker
-        .on(CreateTrainingJobCommand)
-        .rejects(
-          new ResourceLimitExceeded({
-            message: 'The account-level service limit ml.p4d.24xlarge for training job usage is 0 Instances',
-            $metadata: {},
-          }),
-        );
+      sageMaker.on(CreateTrainingJobCommand).rejects(
+        new ResourceLimitExceeded({
+          message: 'The account-level service limit ml.p4d.24xlarge for training job usage is 0 Instances',
+          $metadata: {},
+        }),
+      );
       const error = await scheduler.submit(app(), BASE_CFG).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendQuotaExceededError);
       expect((error as Error).message).toMatch(/ml\.p4d\.24xlarge for training job usage.*Service Quotas/);
