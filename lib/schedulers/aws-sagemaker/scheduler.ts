@@ -325,6 +325,14 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
     }
   }
 
+  /**
+   * Deleting a SageMaker app stops it: there is no job definition to remove, and DeleteTrainingJob is not
+   * called because it erases the metadata that describe and logs read (and only works on finished jobs).
+   */
+  protected override async deleteExisting(appId: string): Promise<void> {
+    await this.cancel(appId, 'deleted via torchx-serverless');
+  }
+
   protected override async fetchLogPage(appId: string, request: LogPageRequest): Promise<LogPage> {
     if (request.streams !== undefined && request.streams !== 'combined') {
       throw ValidationError.forField(

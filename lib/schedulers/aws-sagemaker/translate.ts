@@ -149,9 +149,10 @@ function checkAppShape(app: AppDef): Role {
   }
   if (role.mounts.length > 0) {
     const message =
-      'SageMaker training jobs cannot mount host paths, EFS volumes or devices. Remove the mounts: read data ' +
+      'SageMaker training jobs have no bind, volume or device mounts, and torchx-serverless maps none of them. ' +
+      'Remove the mounts: read data ' +
       'from S3 input channels (cfg.inputs, mounted under /opt/ml/input/data/<channel>) and write results to ' +
-      '/opt/ml/model or /opt/ml/output (uploaded to cfg.output_path); EFA devices are attached automatically';
+      '/opt/ml/model or /opt/ml/output (uploaded to cfg.output_path)';
     throw new AppNotSupportedError(message, [{ path: 'app.roles.0.mounts', message }]);
   }
   return role;

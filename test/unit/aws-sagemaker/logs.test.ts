@@ -160,15 +160,13 @@ describe('AwsSageMakerScheduler logs', () => {
   });
 
   it('ends without a token when a finished job never wrote a stream', async () => {
-    sageMaker
-      .on(DescribeTrainingJobCommand)
-      .resolves(
-        describedJob({
-          TrainingJobStatus: 'Failed',
-          SecondaryStatus: 'Failed',
-          FailureReason: 'CapacityError',
-        }),
-      );
+    sageMaker.on(DescribeTrainingJobCommand).resolves(
+      describedJob({
+        TrainingJobStatus: 'Failed',
+        SecondaryStatus: 'Failed',
+        FailureReason: 'CapacityError',
+      }),
+    );
     fakeCloudWatch({});
     await expect(scheduler.readLogs(JOB, { role: 'trainer' })).resolves.toStrictEqual({
       lines: [],
