@@ -54,9 +54,11 @@ export const RANK0_HOST = 'algo-1';
 export const REPLICA_ID_EXPRESSION =
   '$(($(sed -n \'s/.*"current_host": *"algo-\\([0-9]*\\)".*/\\1/p\' /opt/ml/input/config/resourceconfig.json)-1))';
 
-/** Tag keys TorchX puts on its jobs. */
+/** Tag holding the torchx(-serverless) version; `list` recognises our jobs by it. */
 export const VERSION_TAG = 'torchx.pytorch.org/version';
+/** Tag holding the app's name. */
 export const APP_NAME_TAG = 'torchx.pytorch.org/app-name';
+/** Tag holding the `user` option. */
 export const USER_TAG = 'torchx.pytorch.org/user';
 
 /** API limits (botocore service model `sagemaker/2017-07-24`, see docs/readme/aws-sagemaker.md). */
