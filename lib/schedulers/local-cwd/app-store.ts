@@ -75,11 +75,18 @@ export interface LocalAppRecord {
 }
 
 /**
- * True when `name` can be used as one directory name: non-empty, at most 200 characters, no `/`, `\` or NUL,
- * and not `.` or `..`. App ids and role names must pass, so no path escapes the data directory.
+ * True when `name` can be used as one directory name: non-empty, at most `maxBytes` UTF-8 bytes (255, the usual
+ * file-name limit), no `/`, `\` or NUL, and not `.` or `..`. App ids and role names must pass, so no path
+ * escapes the data directory.
  */
-export function isSafePathSegment(name: string): boolean {
-  return name.length > 0 && name.length <= 200 && !/[/\\\0]/.test(name) && name !== '.' && name !== '..';
+export function isSafePathSegment(name: string, maxBytes = 255): boolean {
+  return (
+    name.length > 0 &&
+    Buffer.byteLength(name, 'utf8') <= maxBytes &&
+    !/[/\\\0]/.test(name) &&
+    name !== '.' &&
+    name !== '..'
+  );
 }
 
 /** `<dataDir>/<appId>`. */

@@ -115,6 +115,13 @@ export function uiUrlOf(record: LocalAppRecord): string {
   return `file://${record.request.logDir}`;
 }
 
+/** How a replica's process ended, e.g. `exited with code 3` or `killed by signal SIGKILL (exit code 137)`. */
+function exitReason(record: LocalReplicaRecord): string {
+  return record.signal !== undefined
+    ? `killed by signal ${record.signal} (exit code ${record.exitCode})`
+    : `exited with code ${record.exitCode}`;
+}
+
 /** Reads a torchelastic error file: its JSON (re-serialised) and mtime, or undefined when absent or invalid. */
 async function readErrorFile(
   file: string | undefined,
@@ -287,6 +294,10 @@ export class LiveApp {
     replica.clearKillTimer();
     replica.record.exitCode = code ?? (signal ? exitCodeOfSignal(signal) : undefined);
     if (signal) replica.record.signal = signal;
+    if (!replica.terminationRequested && replica.record.exitCode !== 0 && !this.cause) {
+      // Fail fast, like a multi-node job in the cloud: the other replicas are stopped now.
+      this.endWith({ kind: 'failure', reason: `${replica.label} ${exitReason(replica.record)}` });
+    }
     // Like a container: nothing of the replica outlives its main process. Whatever is left in its process
     // group (background jobs holding the pipes) gets SIGTERM, then SIGKILL, and then the pipes are dropped.
     const pid = replica.child?.pid;
@@ -330,10 +341,7 @@ export class LiveApp {
       record.state = 'SUCCEEDED';
     } else {
       record.state = 'FAILED';
-      record.reason =
-        record.signal !== undefined
-          ? `killed by signal ${record.signal} (exit code ${record.exitCode})`
-          : `exited with code ${record.exitCode}`;
+      record.reason = exitReason(record);
       if (!this.cause) this.endWith({ kind: 'failure', reason: `${replica.label} ${record.reason}` });
     }
     replica.finished = true;

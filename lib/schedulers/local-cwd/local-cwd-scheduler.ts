@@ -20,6 +20,7 @@ import {
   MISSING,
   makeAppHandle,
   makeDescribeAppResponse,
+  NONE,
   type RunOpts,
   randomId,
   UnknownAppError,
@@ -71,6 +72,9 @@ import {
 /** The registered name of this scheduler. */
 export const LOCAL_CWD = 'local_cwd';
 
+/** Longest app name, in UTF-8 bytes: the app id adds `-` and up to 14 characters and must fit a file name. */
+export const MAX_APP_NAME_BYTES = 240;
+
 /** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
 export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
 
@@ -117,6 +121,7 @@ export function countNvidiaGpus(): number {
 
 interface LogToken {
   v: 1;
+  app: string;
   role: string;
   replica: number;
   stream: LogStream;
@@ -129,6 +134,7 @@ function isLogToken(value: unknown): value is LogToken {
     t !== null &&
     typeof t === 'object' &&
     t.v === 1 &&
+    typeof t.app === 'string' &&
     typeof t.role === 'string' &&
     typeof t.replica === 'number' &&
     typeof t.stream === 'string' &&
@@ -229,10 +235,11 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    * @throws ValidationError naming the field.
    */
   override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
-    if (!isSafePathSegment(app.name)) {
+    // The app id (`<name>-<id of up to 14 characters>`) names a directory.
+    if (!isSafePathSegment(app.name, MAX_APP_NAME_BYTES)) {
       throw ValidationError.forField(
         'app.name',
-        `'${app.name}' cannot name a directory; use 1-200 characters without '/', '\\' or NUL, other than '.' and '..'`,
+        `'${app.name}' cannot name a directory; use 1-${MAX_APP_NAME_BYTES} bytes without '/', '\\' or NUL, other than '.' and '..'`,
       );
     }
     const resolved = this.runOpts().resolve(cfg) as LocalCwdOpts;
@@ -252,7 +259,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       if (!isSafePathSegment(role.name)) {
         throw ValidationError.forField(
           `app.roles.${i}.name`,
-          `'${role.name}' cannot name a log directory; use 1-200 characters without '/', '\\' or NUL, other than '.' and '..'`,
+          `'${role.name}' cannot name a log directory; use 1-255 bytes without '/', '\\' or NUL, other than '.' and '..'`,
         );
       }
       if (seen.has(role.name)) {
@@ -298,6 +305,12 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   private resolveExecutables(dryrun: AppDryRunInfo<LocalCwdRequest>): string[] {
     return dryrun.request.replicas.map((spec: LocalCwdReplicaSpec) => {
       const roleIndex = dryrun.app.roles.findIndex((r) => r.name === spec.role);
+      if (!isSafePathSegment(spec.role)) {
+        throw ValidationError.forField(
+          `app.roles.${roleIndex}.name`,
+          `'${spec.role}' cannot name a log directory`,
+        );
+      }
       if (!isDirectory(spec.cwd)) {
         throw ValidationError.forField(
           'cfg.cwd',
@@ -351,7 +364,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       cfg: dryrun.cfg,
       request,
       state: 'SUBMITTED',
-      structuredErrorMsg: '<NONE>',
+      structuredErrorMsg: NONE,
       supervisor,
       replicas: request.replicas.map((spec) => ({
         role: spec.role,
@@ -486,7 +499,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       appId,
       state: record.state,
       numRestarts: 0,
-      msg: terminal && record.reason !== undefined ? record.reason : '<NONE>',
+      msg: terminal && record.reason !== undefined ? record.reason : NONE,
       structuredErrorMsg: record.structuredErrorMsg,
       uiUrl: uiUrlOf(record),
       metadata: { ...record.app.metadata },
@@ -567,6 +580,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       const token = decodeLogToken(request.nextToken);
       if (
         !isLogToken(token) ||
+        token.app !== appId ||
         token.role !== request.role ||
         token.replica !== replicaId ||
         token.stream !== stream
@@ -595,6 +609,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (!read.untilReached && !(complete && read.caughtUp)) {
       const token: LogToken = {
         v: 1,
+        app: appId,
         role: request.role,
         replica: replicaId,
         stream,

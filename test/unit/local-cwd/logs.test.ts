@@ -97,6 +97,11 @@ describe('LocalCwdScheduler logs', () => {
     await expect(
       h.scheduler.readLogs(appId, { role: 'worker', streams: 'stderr', nextToken: token }),
     ).rejects.toThrow(InvalidLogTokenError);
+    const other = await h.scheduler.submit(shApp('errors', 'echo c'));
+    await h.scheduler.waitForExit(other);
+    await expect(h.scheduler.readLogs(other, { role: 'worker', nextToken: token })).rejects.toThrow(
+      InvalidLogTokenError,
+    );
     await expect(h.scheduler.readLogs(appId, { role: 'worker', nextToken: 'garbage' })).rejects.toThrow(
       InvalidLogTokenError,
     );

@@ -91,7 +91,8 @@ describe('LocalCwdScheduler', () => {
   });
 
   it('reports RUNNING once all replicas started, then exactly one terminal change, in order', async () => {
-    const appId = await h.scheduler.submit(shApp('events', 'exit $TORCHX_REPLICA_IDX', { numReplicas: 3 }));
+    const script = 'if [ "$TORCHX_REPLICA_IDX" = 2 ]; then exit 2; fi; echo ok';
+    const appId = await h.scheduler.submit(shApp('events', script, { numReplicas: 3 }));
     await h.scheduler.waitForExit(appId);
     const mine = h.changes.filter((c) => c.appId === appId);
     const states = mine.map((c) => c.state);
@@ -106,8 +107,12 @@ describe('LocalCwdScheduler', () => {
     }
     const terminal = mine[mine.length - 1];
     expect(terminal).toMatchObject({ source: 'local', attempt: 0, numRestarts: 0 });
-    expect(terminal?.reason).toMatch(/^worker\[[12]\] exited with code [12]/);
-    expect(terminal?.roles?.[0]?.replicas.map((r) => r.exitCode)).toEqual([0, 1, 2]);
+    expect(terminal?.reason).toMatch(/^worker\[2\] exited with code 2/);
+    const replicas = terminal?.roles?.[0]?.replicas ?? [];
+    expect(replicas.map((r) => r.id)).toEqual([0, 1, 2]);
+    expect(replicas[2]).toMatchObject({ state: 'FAILED', exitCode: 2 });
+    // The others either finished first or were stopped by the failure.
+    for (const r of replicas.slice(0, 2)) expect(['SUCCEEDED', 'CANCELLED']).toContain(r.state);
   });
 
   it('cancels a sleeping replica with SIGTERM to CANCELLED', async () => {
