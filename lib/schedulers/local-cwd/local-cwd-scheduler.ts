@@ -499,6 +499,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       appId,
       state: record.state,
       numRestarts: 0,
+      attempt: 0,
       msg: terminal && record.reason !== undefined ? record.reason : NONE,
       structuredErrorMsg: record.structuredErrorMsg,
       uiUrl: uiUrlOf(record),

@@ -25,6 +25,7 @@ const NEWLINE_BUFFER = Buffer.from('\n');
 
 /** A log file plus its arrival-time index, written in order. Write errors are reported, never thrown. */
 export class IndexedLogWriter {
+  /** Bytes written so far (the offset of the next write). */
   private offset = 0;
   private lastTime = Number.NaN;
   private failed = false;

@@ -20,9 +20,11 @@ export const RANK0_HOST_ENV = 'TORCHX_RANK0_HOST';
 /** Every replica runs on this machine, so rank 0's host is localhost (as in TorchX). */
 export const RANK0_HOST = 'localhost';
 
-/** Log file names inside a replica's directory (TorchX's names). */
+/** The replica's stdout, byte for byte (TorchX's file name). */
 export const STDOUT_LOG = 'stdout.log';
+/** The replica's stderr, byte for byte (TorchX's file name). */
 export const STDERR_LOG = 'stderr.log';
+/** stdout and stderr as whole lines in arrival order (TorchX's file name). */
 export const COMBINED_LOG = 'combined.log';
 /** The torchelastic reply file a replica may write; read into `structuredErrorMsg` (TorchX's behaviour). */
 export const ERROR_FILE = 'error.json';
