@@ -809,7 +809,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
     set(A.updatedAt, next.updatedAt);
     values[':nextVersion'] = version + 1;
     sets.push('#version = :nextVersion');
-    if (next.history !== current.history) set('history', next.history);
+    if (next.state !== current.state) set('history', next.history);
     if (transition.reason !== undefined) set('reason', next.reason);
     if (transition.numRestarts !== undefined) set('numRestarts', next.numRestarts);
     if (transition.roles !== undefined) set('roles', next.roles);

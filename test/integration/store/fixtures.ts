@@ -94,3 +94,17 @@ export function shuffled<T>(items: readonly T[], random: () => number): T[] {
   }
   return out;
 }
+
+/**
+ * An AWS Batch job that fails once and succeeds on its retry, as Batch reports it (RUNNABLE and STARTING map
+ * to PENDING; `attempt` is the number of finished attempts).
+ */
+export const BATCH_LIFECYCLE_WITH_RETRY: readonly AppStateTransition[] = [
+  event('PENDING', 0, T0 + 1000, { reason: 'RUNNABLE' }),
+  event('PENDING', 0, T0 + 2000, { reason: 'STARTING' }),
+  event('RUNNING', 0, T0 + 3000),
+  event('PENDING', 1, T0 + 4000, { reason: 'RUNNABLE after attempt 1 failed' }),
+  event('PENDING', 1, T0 + 5000, { reason: 'STARTING' }),
+  event('RUNNING', 1, T0 + 6000),
+  event('SUCCEEDED', 2, T0 + 7000, { reason: 'Essential container in task exited' }),
+];
