@@ -69,7 +69,7 @@ import { TABLE_ATTRIBUTES as A, TABLE_INDEXES } from './table.js';
 export const DEFAULT_RETENTION_DAYS = 90;
 /** Seconds an idempotency reservation is kept. */
 export const DEFAULT_IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
-/** Default and largest page sizes of {@link DynamoAppRecordStore.list} and `listActive`. */
+/** Page size of {@link DynamoAppRecordStore.list} and `listActive` when none is given. */
 export const DEFAULT_PAGE_SIZE = 50;
 /** Largest page size. */
 export const MAX_PAGE_SIZE = 100;
