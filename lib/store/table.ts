@@ -69,11 +69,18 @@ export interface TableDefinition {
  *
  * @example
  * ```ts
- * // in a CDK stack
- * new dynamodb.TableV2(this, 'Apps', {
- *   partitionKey: APP_TABLE.partitionKey, sortKey: APP_TABLE.sortKey,
+ * // in a CDK stack (aws-cdk-lib/aws-dynamodb)
+ * const type = (t: 'S' | 'N') => (t === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
+ * new TableV2(this, 'Apps', {
+ *   partitionKey: { name: APP_TABLE.partitionKey.name, type: AttributeType.STRING },
+ *   sortKey: { name: APP_TABLE.sortKey.name, type: AttributeType.STRING },
  *   timeToLiveAttribute: APP_TABLE.timeToLiveAttribute,
- *   globalSecondaryIndexes: APP_TABLE.indexes.map(...),
+ *   globalSecondaryIndexes: APP_TABLE.indexes.map((index) => ({
+ *     indexName: index.name,
+ *     partitionKey: { name: index.partitionKey.name, type: type(index.partitionKey.type) },
+ *     sortKey: { name: index.sortKey.name, type: type(index.sortKey.type) },
+ *     projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+ *   })),
  * });
  * ```
  */

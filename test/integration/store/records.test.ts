@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
 import {
@@ -126,6 +126,21 @@ describe('DynamoAppRecordStore.create', () => {
     const role = input.app.roles[0]!;
     input.app.roles = [{ ...role, env: { ...role.env, BLOB: 'x'.repeat(MAX_NEW_RECORD_BYTES - 2048) } }];
     expect((await store.create(input)).created).toBe(true);
+  });
+});
+
+describe('DynamoAppRecordStore with a plain document client', () => {
+  it('never sends undefined values, so it works without removeUndefinedValues', async () => {
+    const plain = DynamoDBDocumentClient.from(db.client);
+    const { store: plainStore } = makeStore(plain, db.tableName);
+    const input = newRecord({ owner: 'arn:aws:iam::123456789012:user/plain' });
+    expect((await plainStore.create(input)).created).toBe(true);
+    expect((await plainStore.transition(input.handle, event('RUNNING', 0, T0 + 1))).applied).toBe(true);
+    expect(
+      (await plainStore.transition(input.handle, event('FAILED', 0, T0 + 2, { reason: 'exit 1' }))).applied,
+    ).toBe(true);
+    expect((await plainStore.list({ owner: input.owner })).records.map((r) => r.state)).toEqual(['FAILED']);
+    expect(await plainStore.reserveIdempotencyKey(input.owner, 'k', 'h', T0)).toEqual({ reserved: true });
   });
 });
 

@@ -1,3 +1,4 @@
+import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/specs/index.js';
 import {
@@ -153,5 +154,17 @@ describe('itemSize', () => {
 
   it('adds attribute names to values', () => {
     expect(itemSize({ pk: 'APP#x', n: 10, gone: undefined })).toBe(2 + 5 + 1 + 2);
+  });
+});
+
+describe('lib/store', () => {
+  it('never scans the table', async () => {
+    const dir = new URL('../../../lib/store/', import.meta.url);
+    const sources = (await readdir(dir)).filter((file) => file.endsWith('.ts'));
+    expect(sources.length).toBeGreaterThan(3);
+    for (const file of sources) {
+      const text = await readFile(new URL(file, dir), 'utf8');
+      expect(text, file).not.toMatch(/\bScanCommand\b|\bpaginateScan\b|\bScanInput\b/);
+    }
   });
 });
