@@ -101,23 +101,24 @@ describe('DynamoAppRecordStore.transition under disorder', () => {
             o.applied ? `${o.record.attempt}/${o.record.lastEventTime}` : '',
           );
           expect(new Set(appliedKeys).size).toBe(appliedKeys.length);
-          // Applied records, ordered by event time, only ever move forward.
-          const positions = applied
-            .map((o) => (o.applied ? o.record : undefined))
-            .filter((r) => r !== undefined)
-            .sort((a, b) => a.lastEventTime - b.lastEventTime);
-          for (let i = 1; i < positions.length; i++) {
-            const before = positions[i - 1]!;
-            const after = positions[i]!;
-            expect(
-              decideTransition(before, {
-                state: after.state,
-                attempt: after.attempt,
-                eventTime: after.lastEventTime,
-                source: 'event',
-              }),
-            ).toBe('apply');
-          }
+          // Ordered by event time (the order the writes must have happened in), each applied transition
+          // moved forward from the one before it and saw it as its previous state.
+          const sequence = applied
+            .flatMap((o) => (o.applied ? [o] : []))
+            .sort((a, b) => a.record.lastEventTime - b.record.lastEventTime);
+          sequence.forEach((outcome, i) => {
+            const before = sequence[i - 1]?.record;
+            expect(outcome.previous).toBe(before?.state ?? 'SUBMITTED');
+            if (before) {
+              const { state, attempt, lastEventTime: eventTime } = outcome.record;
+              expect(decideTransition(before, { state, attempt, eventTime, source: 'event' })).toBe('apply');
+            }
+          });
+          expect(final?.history.map((h) => h.to)).toEqual(
+            sequence
+              .filter((o, i) => o.record.state !== (sequence[i - 1]?.record.state ?? 'SUBMITTED'))
+              .map((o) => o.record.state),
+          );
         }),
       );
     },
