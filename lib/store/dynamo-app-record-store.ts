@@ -528,14 +528,15 @@ export class DynamoAppRecordStore implements AppRecordStore {
       startKey: cursor && {
         [A.activeKey]: scheduler,
         [A.updatedAt]: cursor.updatedAt,
-        [A.partitionKey]: appPartitionKey(cursor.handle),
+        // The byActive cursor carries the item's partition key itself.
+        [A.partitionKey]: cursor.handle,
         [A.sortKey]: APP_SORT_KEY,
       },
       tokenOf: (key) => {
         const updatedAt = key[A.updatedAt];
         const pk = key[A.partitionKey];
         if (typeof updatedAt !== 'number' || typeof pk !== 'string') return undefined;
-        return encodePageCursor({ index: 'byActive', updatedAt, handle: pk.slice('APP#'.length) });
+        return encodePageCursor({ index: 'byActive', updatedAt, handle: pk });
       },
     });
   }

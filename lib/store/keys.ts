@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { ValidationError } from '../specs/index.js';
+import { parseAppHandle, ValidationError } from '../specs/index.js';
 
 /** Sort key of an app record item. */
 export const APP_SORT_KEY = 'A';
@@ -13,9 +13,14 @@ export const IDEMPOTENCY_SORT_KEY = 'I';
 /** Width of the zero-padded `createdAt` prefix of `createdKey` (epoch ms fits until the year 33658). */
 const CREATED_AT_WIDTH = 15;
 
-/** `pk` of an app record. */
+/**
+ * `pk` of an app record: the scheduler and app id. The session part of a handle names no different app
+ * (TorchX's runner ignores it for status too), so `aws_batch://a/q:n` and `aws_batch://b/q:n` are one record
+ * and the API can address apps as `/v1/apps/{scheduler}/{appId}`.
+ */
 export function appPartitionKey(handle: string): string {
-  return `APP#${handle}`;
+  const { scheduler, appId } = parseAppHandle(handle);
+  return `APP#${encodeURIComponent(scheduler)}#${appId}`;
 }
 
 /** `pk` of an idempotency reservation; both parts are URI-encoded so `#` in either cannot collide. */

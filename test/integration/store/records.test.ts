@@ -1,3 +1,4 @@
+import { appPartitionKey } from '../../../lib/store/keys.js';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
@@ -20,8 +21,10 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
+  // A malformed handle has no key: nothing can have been stored under it.
+  if (!handle.includes('://')) return undefined;
   const { Item } = await db.documentClient.send(
-    new GetCommand({ TableName: db.tableName, Key: { pk: `APP#${handle}`, sk: 'A' }, ConsistentRead: true }),
+    new GetCommand({ TableName: db.tableName, Key: { pk: appPartitionKey(handle), sk: 'A' }, ConsistentRead: true }),
   );
   return Item;
 }
@@ -225,5 +228,15 @@ describe('DynamoAppRecordStore.markCancelRequested', () => {
     await expect(store.markCancelRequested('aws_batch://torchx/q:ghost', T0)).rejects.toBeInstanceOf(
       UnknownAppError,
     );
+  });
+});
+
+describe('DynamoAppRecordStore keys', () => {
+  it('finds a record under any session of its handle (records are keyed by scheduler and app id)', async () => {
+    const input = newRecord({ handle: 'aws_batch://s1/q:keyed-by-app-id', appId: 'q:keyed-by-app-id' });
+    await store.create(input);
+    const found = await store.get('aws_batch://another-session/q:keyed-by-app-id');
+    expect(found?.handle).toBe('aws_batch://s1/q:keyed-by-app-id');
+    expect(await store.get('aws_sagemaker://s1/q:keyed-by-app-id')).toBeUndefined();
   });
 });

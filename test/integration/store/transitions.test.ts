@@ -1,3 +1,4 @@
+import { appPartitionKey } from '../../../lib/store/keys.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -23,7 +24,7 @@ afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db.documentClient.send(
-    new GetCommand({ TableName: db.tableName, Key: { pk: `APP#${handle}`, sk: 'A' }, ConsistentRead: true }),
+    new GetCommand({ TableName: db.tableName, Key: { pk: appPartitionKey(handle), sk: 'A' }, ConsistentRead: true }),
   );
   return Item;
 }
