@@ -76,7 +76,12 @@ export interface AppRecordStore {
    * Reserves `key` for `owner` before anything is submitted. Exactly one concurrent caller gets
    * `reserved: true`; the others see the reservation (and the handle once it is completed).
    */
-  reserveIdempotencyKey(owner: string, key: string, requestHash: string, now: number): Promise<IdempotencyReservation>;
+  reserveIdempotencyKey(
+    owner: string,
+    key: string,
+    requestHash: string,
+    now: number,
+  ): Promise<IdempotencyReservation>;
 
   /** Attaches the submitted app's handle to a reservation. */
   completeIdempotencyKey(owner: string, key: string, handle: AppHandle): Promise<void>;

@@ -209,6 +209,31 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], base: string)
   return out;
 }
 
+/** Deepest nesting of any request body. */
+export const MAX_BODY_DEPTH = 32;
+
+/**
+ * Rejects keys that could pollute prototypes (`__proto__`, `constructor`, `prototype`) anywhere in the input,
+ * and input nested deeper than {@link MAX_BODY_DEPTH}, before any schema runs.
+ */
+function checkStructure(input: unknown, path: string, depth: number, what: string): void {
+  if (input === null || typeof input !== 'object') return;
+  if (depth > MAX_BODY_DEPTH) {
+    failWith([{ path, message: `is nested more than ${MAX_BODY_DEPTH} levels deep` }], what);
+  }
+  if (Array.isArray(input)) {
+    input.forEach((v, i) => {
+      checkStructure(v, `${path}.${i}`, depth + 1, what);
+    });
+    return;
+  }
+  for (const key of Object.keys(input)) {
+    const child = path ? `${path}.${key}` : key;
+    if (FORBIDDEN_KEYS.has(key)) failWith([{ path: child, message: 'this key name is not allowed' }], what);
+    checkStructure((input as Record<string, unknown>)[key], child, depth + 1, what);
+  }
+}
+
 function failWith(issues: FieldIssue[], what: string): never {
   const first = issues[0];
   const summary = first ? `${first.path}: ${first.message}` : 'invalid';
@@ -295,7 +320,8 @@ function toAppDef(parsed: z.output<typeof appDefSchema>, base: string): AppDef {
  * ```
  */
 export function parseAppDef(input: unknown, base = 'app'): AppDef {
-  const result = z.safeParse(appDefSchema, input);
+  checkStructure(input, base, 0, 'AppDef');
+  const result = z.safeParse(appDefSchema, input, { reportInput: true });
   if (!result.success) failWith(toFieldIssues(result.error.issues, base), 'AppDef');
   return toAppDef(result.data, base);
 }
@@ -318,7 +344,8 @@ export function parseRunRequest(input: unknown): RunRequest {
       'request',
     );
   }
-  const result = z.safeParse(runRequestSchema, input);
+  checkStructure(input, '', 0, 'request');
+  const result = z.safeParse(runRequestSchema, input, { reportInput: true });
   if (!result.success) failWith(toFieldIssues(result.error.issues, ''), 'request');
   const { scheduler, session, cfg = {}, app, component, args } = result.data;
   if (app !== undefined && component !== undefined) {
@@ -349,7 +376,8 @@ export function parseRunRequest(input: unknown): RunRequest {
 
 /** Validates a cfg object on its own (e.g. from a config file). */
 export function parseCfg(input: unknown, base = 'cfg'): Cfg {
-  const result = z.safeParse(cfgSchema, input);
+  checkStructure(input, base, 0, 'cfg');
+  const result = z.safeParse(cfgSchema, input, { reportInput: true });
   if (!result.success) failWith(toFieldIssues(result.error.issues, base), 'cfg');
   return result.data as Cfg;
 }

@@ -216,6 +216,8 @@ export interface DescribeAppResponse {
   roles: Role[];
   /** When the scheduler last saw the state change (epoch ms), for ordering transitions. */
   updatedAt?: number;
+  /** Progress counter with the meaning of `AppStateTransition.attempt` (Batch attempts, SageMaker steps). */
+  attempt?: number;
 }
 
 /**

@@ -1,0 +1,37 @@
+/**
+ * Errors of the runner layer. Each extends `TxsError`; the HTTP layer maps them by `code`.
+ *
+ * @module
+ */
+import { TxsError } from '../specs/index.js';
+
+/** An Idempotency-Key was reused with a different request body. */
+export class IdempotencyConflictError extends TxsError {
+  readonly code = 'IdempotencyConflict';
+  constructor(readonly key: string) {
+    super(
+      `Idempotency-Key '${key}' was already used for a different request; use a new key for a new request`,
+      { issues: [{ path: 'Idempotency-Key', message: 'already used for a different request body' }] },
+    );
+  }
+}
+
+/** Another request with the same Idempotency-Key is still submitting. Retry shortly. */
+export class IdempotencyInProgressError extends TxsError {
+  readonly code = 'IdempotencyInProgress';
+  constructor(readonly key: string) {
+    super(`A request with Idempotency-Key '${key}' is still being submitted; retry in a few seconds`);
+  }
+}
+
+/** `wait()` gave up before the app reached a terminal state. */
+export class WaitTimeoutError extends TxsError {
+  readonly code = 'WaitTimeout';
+  constructor(
+    readonly handle: string,
+    readonly lastState: string,
+    timeoutMs: number,
+  ) {
+    super(`${handle} is still ${lastState} after ${Math.round(timeoutMs / 1000)} s`);
+  }
+}

@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  INSTANCE_TYPE_CAPABILITY,
+  parseAppDef,
+  parseCfg,
+  parseRunRequest,
+  ValidationError,
+} from '../../../lib/specs/index.js';
+
+function issuesOf(fn: () => unknown) {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ValidationError) return e.issues;
+    throw e;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+const minimalRole = { name: 'echo', image: 'alpine', entrypoint: 'echo' };
+
+describe('parseAppDef', () => {
+  it('applies TorchX defaults', () => {
+    const app = parseAppDef({ name: 'hello', roles: [minimalRole] });
+    expect(app).toEqual({
+      name: 'hello',
+      metadata: {},
+      roles: [
+        {
+          name: 'echo',
+          image: 'alpine',
+          entrypoint: 'echo',
+          args: [],
+          env: {},
+          numReplicas: 1,
+          maxRetries: 0,
+          retryPolicy: 'APPLICATION',
+          resource: { cpu: -1, gpu: -1, memMB: -1, capabilities: {}, devices: {} },
+          portMap: {},
+          metadata: {},
+          mounts: [],
+        },
+      ],
+    });
+  });
+
+  it('resolves a named-resource string', () => {
+    const app = parseAppDef({ name: 'x', roles: [{ ...minimalRole, resource: 'aws_g5.xlarge' }] });
+    expect(app.roles[0]?.resource).toMatchObject({
+      cpu: 4,
+      gpu: 1,
+      capabilities: { [INSTANCE_TYPE_CAPABILITY]: 'g5.xlarge' },
+    });
+  });
+
+  it('names an unknown named resource with suggestions', () => {
+    expect(
+      issuesOf(() => parseAppDef({ name: 'x', roles: [{ ...minimalRole, resource: 'aws_g5.xlarg' }] })),
+    ).toEqual([
+      { path: 'app.roles.0.resource', message: expect.stringContaining('Did you mean: aws_g5.xlarge') },
+    ]);
+  });
+
+  it('parses tagged mounts with defaults', () => {
+    const app = parseAppDef({
+      name: 'x',
+      roles: [
+        {
+          ...minimalRole,
+          mounts: [
+            { type: 'bind', srcPath: '/a', dstPath: '/b' },
+            { type: 'volume', src: 'fs-1', dstPath: '/efs', readOnly: true },
+            { type: 'device', srcPath: '/dev/fuse' },
+          ],
+        },
+      ],
+    });
+    expect(app.roles[0]?.mounts).toEqual([
+      { type: 'bind', srcPath: '/a', dstPath: '/b', readOnly: false },
+      { type: 'volume', src: 'fs-1', dstPath: '/efs', readOnly: true },
+      { type: 'device', srcPath: '/dev/fuse', dstPath: '/dev/fuse', permissions: 'rwm' },
+    ]);
+  });
+
+  it.each([
+    [{ name: 'x', roles: [] }, 'app.roles', 'an app needs at least one role'],
+    [
+      { name: 'x', roles: [{ ...minimalRole, numReplicas: 0 }] },
+      'app.roles.0.numReplicas',
+      'must be at least 1',
+    ],
+    [
+      { name: 'x', roles: [{ ...minimalRole, numReplicas: '2' }] },
+      'app.roles.0.numReplicas',
+      'must be a number, got string "2"',
+    ],
+    [
+      { name: 'x', roles: [{ name: 'r', image: 'i' }] },
+      'app.roles.0.entrypoint',
+      'is required (expected string)',
+    ],
+    [
+      { name: 'x', roles: [{ ...minimalRole, num_replicas: 2 }] },
+      'app.roles.0.num_replicas',
+      "unknown field 'num_replicas'; did you mean 'numReplicas'?",
+    ],
+    [
+      { name: 'x', roles: [{ ...minimalRole, env: { A: 1 } }] },
+      'app.roles.0.env.A',
+      'must be a string, got number 1',
+    ],
+    [
+      { name: 'x', roles: [{ ...minimalRole, mounts: [{ type: 'tmpfs' }] }] },
+      'app.roles.0.mounts.0.type',
+      'must be one of "bind", "volume" or "device"',
+    ],
+    [
+      { name: 'x', roles: [{ ...minimalRole, resource: 5 }] },
+      'app.roles.0.resource',
+      'must be a named resource such as "aws_g5.xlarge" or an object {cpu, gpu, memMB}',
+    ],
+    [
+      { name: 'x', roles: [minimalRole, minimalRole] },
+      'app.roles.1.name',
+      "role name 'echo' is used twice; role names must be unique",
+    ],
+  ])('rejects %j naming %s', (input, path, message) => {
+    expect(issuesOf(() => parseAppDef(input))).toContainEqual({ path, message });
+  });
+
+  it('rejects prototype-pollution keys and over-deep metadata', () => {
+    const polluted = JSON.parse(
+      '{"name":"x","roles":[{"name":"r","image":"i","entrypoint":"e","env":{"__proto__":"x"}}]}',
+    );
+    expect(issuesOf(() => parseAppDef(polluted))[0]?.path).toBe('app.roles.0.env.__proto__');
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 20; i++) deep = { d: deep };
+    expect(
+      issuesOf(() => parseAppDef({ name: 'x', roles: [{ ...minimalRole, metadata: { deep } }] }))[0]?.path,
+    ).toBe('app.roles.0.metadata.deep');
+  });
+});
+
+describe('parseRunRequest', () => {
+  it('accepts a component request and defaults cfg and args', () => {
+    expect(parseRunRequest({ scheduler: 'local_cwd', component: 'utils.echo' })).toEqual({
+      scheduler: 'local_cwd',
+      cfg: {},
+      component: 'utils.echo',
+      args: [],
+    });
+  });
+
+  it('accepts an AppDef request with cfg and session', () => {
+    const req = parseRunRequest({
+      scheduler: 'aws_batch',
+      session: 's1',
+      cfg: { queue: 'q' },
+      app: { name: 'a', roles: [minimalRole] },
+    });
+    expect(req.app?.roles[0]?.name).toBe('echo');
+    expect(req).toMatchObject({ scheduler: 'aws_batch', session: 's1', cfg: { queue: 'q' } });
+  });
+
+  it.each([
+    [null, 'body'],
+    [[], 'body'],
+    [{ scheduler: 'x' }, 'app'],
+    [{ component: 'utils.echo' }, 'scheduler'],
+    [{ scheduler: 'x', component: 'c', app: { name: 'a', roles: [minimalRole] } }, 'component'],
+    [{ scheduler: 'x', app: { name: 'a', roles: [minimalRole] }, args: ['a'] }, 'args'],
+    [{ scheduler: 'x', component: 'c', cfg: { q: { nested: { deep: 1 } } } }, 'cfg.q'],
+    [{ scheduler: 'x', component: 'c', session: 'bad session!' }, 'session'],
+    [{ scheduler: 'x', component: 'c', extra: 1 }, 'extra'],
+  ])('rejects %j naming %s', (input, path) => {
+    expect(issuesOf(() => parseRunRequest(input)).map((i) => i.path)).toContain(path);
+  });
+
+  it('summarises the first problem in the message', () => {
+    expect(() => parseRunRequest({ component: 'c' })).toThrow(
+      'Invalid request: scheduler: is required (expected string)',
+    );
+  });
+});
+
+describe('parseCfg', () => {
+  it('accepts every run option value shape', () => {
+    const cfg = { a: 's', b: 1, c: true, d: null, e: ['x'], f: { k: 'v' }, g: [{ Key: 'k', Value: 'v' }] };
+    expect(parseCfg(cfg)).toEqual(cfg);
+  });
+});
