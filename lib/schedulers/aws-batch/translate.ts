@@ -14,6 +14,7 @@ import type {
   EvaluateOnExit,
   KeyValuePair,
   MountPoint,
+  NodePropertyOverride,
   NodeRangeProperty,
   RegisterJobDefinitionCommandInput,
   ResourceRequirement,
@@ -461,8 +462,10 @@ export interface Translation {
  *   `AWS_BATCH_JOB_MAIN_NODE_PRIVATE_IPV4_ADDRESS`, env `TORCHX_ROLE_IDX`/`TORCHX_ROLE_NAME`;
  * - `retryStrategy.attempts = max(maxRetries over roles, 1)` with the "exit code 0 → EXIT" rule, then the
  *   `retry_rules`; TorchX's tags plus app metadata; `schedulingPriority` only with a share id;
- * - the definition is named after the job when it embeds the job name, else `<app>-<content hash>` so
- *   identical definitions are shared between runs.
+ * - a definition whose command (or anything but env values) embeds the job name is per-run and named after
+ *   the job, as in TorchX; otherwise env values holding the job name (the runner's `TORCHX_JOB_ID`) move to
+ *   SubmitJob `nodeOverrides` and the definition is named `<app>-<content hash>`, so runs share it;
+ * - SubmitJob carries the tags, the share id, `timeout` and `propagateTags`.
  *
  * @throws ValidationError (see {@link checkApp}) and when a request exceeds Batch's size quotas.
  */
@@ -514,22 +517,51 @@ export function translateApp(
     tags,
   };
   if (shareId !== null) definition.schedulingPriority = cfg.priority;
-  const { jobDefinitionName: _ownName, ...content } = definition;
-  if (!JSON.stringify(content).includes(jobName)) {
-    const base = sanitizeName(app.name, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1);
-    definition.jobDefinitionName = `${base}-${definitionHash(definition)}`;
-  }
+  const shared = shareDefinition(definition, jobName, app.name);
   const submitJob: SubmitJobCommandInput = {
     jobName,
     jobQueue: cfg.queue,
-    jobDefinition: definition.jobDefinitionName,
+    jobDefinition: shared?.definition.jobDefinitionName ?? jobName,
     tags: { ...tags },
   };
   if (shareId !== null) submitJob.shareIdentifier = shareId;
   if (cfg.timeout !== null) submitJob.timeout = { attemptDurationSeconds: cfg.timeout };
   if (cfg.propagate_tags) submitJob.propagateTags = true;
-  checkSizes(definition, submitJob);
-  return { request: { registerJobDefinition: definition, submitJob }, app: submitted };
+  if (shared && shared.overrides.length > 0) {
+    submitJob.nodeOverrides = { nodePropertyOverrides: shared.overrides };
+  }
+  const registerJobDefinition = shared?.definition ?? definition;
+  checkSizes(registerJobDefinition, submitJob);
+  return { request: { registerJobDefinition, submitJob }, app: submitted };
+}
+
+/**
+ * Makes a run-independent job definition when possible: env values that embed the job name (e.g. the
+ * runner's `TORCHX_JOB_ID`) move to SubmitJob node overrides; if nothing else embeds the job name, the rest
+ * is named `<app>-<content hash>` and can be shared between runs. Undefined when the definition embeds the job
+ * name elsewhere (a command with `${app_id}`): it is then per-run and named after the job, as in TorchX.
+ */
+function shareDefinition(
+  definition: RegisterJobDefinitionCommandInput,
+  jobName: string,
+  appName: string,
+): { definition: RegisterJobDefinitionCommandInput; overrides: NodePropertyOverride[] } | undefined {
+  const stripped = structuredClone(definition);
+  const overrides: NodePropertyOverride[] = [];
+  for (const range of stripped.nodeProperties?.nodeRangeProperties ?? []) {
+    const container = range.container;
+    if (container === undefined) continue;
+    const environment = container.environment ?? [];
+    const perRun = environment.filter((pair) => (pair.value ?? '').includes(jobName));
+    if (perRun.length === 0) continue;
+    container.environment = environment.filter((pair) => !perRun.includes(pair));
+    overrides.push({ targetNodes: range.targetNodes, containerOverrides: { environment: perRun } });
+  }
+  const { jobDefinitionName: _ownName, ...content } = stripped;
+  if (JSON.stringify(content).includes(jobName)) return undefined;
+  const base = sanitizeName(appName, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1);
+  stripped.jobDefinitionName = `${base}-${definitionHash(stripped)}`;
+  return { definition: stripped, overrides };
 }
 
 function checkSizes(definition: RegisterJobDefinitionCommandInput, submitJob: SubmitJobCommandInput): void {
@@ -546,8 +578,10 @@ function checkSizes(definition: RegisterJobDefinitionCommandInput, submitJob: Su
   const submitBytes = byteLength(submitJob);
   if (submitBytes > MAX_SUBMIT_PAYLOAD_BYTES) {
     issues.push({
-      path: 'app.metadata',
-      message: `the SubmitJob payload is ${submitBytes} bytes; AWS Batch allows ${MAX_SUBMIT_PAYLOAD_BYTES} (30 KiB). Use fewer or shorter tags`,
+      path: 'app',
+      message:
+        `the SubmitJob payload is ${submitBytes} bytes; AWS Batch allows ${MAX_SUBMIT_PAYLOAD_BYTES} (30 KiB). ` +
+        'Use fewer or shorter tags (app metadata) and env values',
     });
   }
   if (issues.length > 0) {
