@@ -36,14 +36,16 @@ export function fakeLogsClient(): CloudWatchLogsClient {
 }
 
 /** A scheduler with mocked clients, a fixed job-name suffix and a fixed clock. */
-export function mockedScheduler(options: AwsBatchSchedulerOptions & { now?: number } = {}) {
+export function mockedScheduler(
+  options: AwsBatchSchedulerOptions & { now?: number; sleep?: (ms: number) => Promise<void> } = {},
+) {
   const batchClient = fakeBatchClient();
   const logsClient = fakeLogsClient();
   const batch = mockClient(batchClient);
   const logs = mockClient(logsClient);
   const now = options.now ?? 1_735_740_000_000;
   const scheduler = createAwsBatchScheduler(
-    { sessionName: 'torchx', now: () => now, sleep: async () => {} },
+    { sessionName: 'torchx', now: () => now, sleep: options.sleep ?? (async () => {}) },
     { batchClient, logsClient, defaultUser: 'alice', uniqueNamer: (p) => `${p}-t4rcs9x6sv1m`, ...options },
   );
   return { scheduler, batch, logs, batchClient, logsClient };
