@@ -133,10 +133,9 @@ describe('AwsBatchScheduler', () => {
       await expect(scheduler.schedule(info)).resolves.toBe(APP_ID);
 
       expect(batch).toHaveReceivedCommandTimes(DescribeJobDefinitionsCommand, 0);
-      expect(batch).toHaveReceivedCommandExactlyOnceWith(
-        RegisterJobDefinitionCommand,
-        info.request.registerJobDefinition,
-      );
+      expect(batch).toHaveReceivedCommandExactlyOnceWith(RegisterJobDefinitionCommand, {
+        ...info.request.registerJobDefinition,
+      });
       expect(batch).toHaveReceivedCommandExactlyOnceWith(SubmitJobCommand, {
         ...info.request.submitJob,
         jobDefinition: DEFINITION_ARN,
@@ -508,11 +507,27 @@ describe('AwsBatchScheduler', () => {
       batch
         .on(DescribeJobQueuesCommand)
         .resolvesOnce({
-          jobQueues: [{ jobQueueName: 'cpu', jobQueueArn: 'x', priority: 1, state: 'ENABLED' }],
+          jobQueues: [
+            {
+              jobQueueName: 'cpu',
+              jobQueueArn: 'x',
+              priority: 1,
+              state: 'ENABLED',
+              computeEnvironmentOrder: [],
+            },
+          ],
           nextToken: 'n',
         })
         .resolvesOnce({
-          jobQueues: [{ jobQueueName: 'gpu', jobQueueArn: 'y', priority: 1, state: 'ENABLED' }],
+          jobQueues: [
+            {
+              jobQueueName: 'gpu',
+              jobQueueArn: 'y',
+              priority: 1,
+              state: 'ENABLED',
+              computeEnvironmentOrder: [],
+            },
+          ],
         });
       batch.on(ListJobsCommand).resolves({ jobSummaryList: [] });
       await expect(scheduler.list()).resolves.toEqual([]);
