@@ -12,6 +12,7 @@ import {
   SubmitJobCommand,
   TerminateJobCommand,
 } from '@aws-sdk/client-batch';
+import { GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import 'aws-sdk-client-mock-vitest/extend';
 import { describe, expect, it } from 'vitest';
 import { CANCEL_REASON_PREFIX } from '../../../lib/schedulers/aws-batch/index.js';
@@ -648,4 +649,120 @@ describe('AwsBatchScheduler', () => {
       await expect(denied.scheduler.delete(APP_ID)).rejects.toThrow(BackendAccessDeniedError);
     });
   });
+});
+
+describe('AwsBatchScheduler error mapping of every AWS call', () => {
+  type Mocked = ReturnType<typeof mockedScheduler>;
+  const calls: {
+    action: string;
+    service: 'batch' | 'logs';
+    arrange: (m: Mocked, error: Error) => void;
+    act: (m: Mocked) => Promise<unknown>;
+  }[] = [
+    {
+      action: 'DescribeJobDefinitions',
+      service: 'batch',
+      arrange: (m, e) => m.batch.on(DescribeJobDefinitionsCommand).rejects(e),
+      act: (m) => m.scheduler.schedule(m.scheduler.submitDryrun(sharedApp(), { queue: 'gpu' })),
+    },
+    {
+      action: 'RegisterJobDefinition',
+      service: 'batch',
+      arrange: (m, e) => m.batch.on(RegisterJobDefinitionCommand).rejects(e),
+      act: (m) => m.scheduler.schedule(m.scheduler.submitDryrun(perRunApp(), { queue: 'gpu' })),
+    },
+    {
+      action: 'SubmitJob',
+      service: 'batch',
+      arrange: (m, e) => {
+        m.batch.on(RegisterJobDefinitionCommand).resolves({ jobDefinitionArn: DEFINITION_ARN, revision: 1 });
+        m.batch.on(SubmitJobCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.schedule(m.scheduler.submitDryrun(perRunApp(), { queue: 'gpu' })),
+    },
+    {
+      action: 'ListJobs',
+      service: 'batch',
+      arrange: (m, e) => m.batch.on(ListJobsCommand).rejects(e),
+      act: (m) => m.scheduler.describe(APP_ID),
+    },
+    {
+      action: 'DescribeJobs',
+      service: 'batch',
+      arrange: (m, e) => {
+        m.batch
+          .on(ListJobsCommand)
+          .resolves({ jobSummaryList: [{ jobId: JOB_ID, jobName: 'train-t4rcs9x6sv1m' }] });
+        m.batch.on(DescribeJobsCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.describe(APP_ID),
+    },
+    {
+      action: 'DescribeJobQueues',
+      service: 'batch',
+      arrange: (m, e) => m.batch.on(DescribeJobQueuesCommand).rejects(e),
+      act: (m) => m.scheduler.list(),
+    },
+    {
+      action: 'CancelJob',
+      service: 'batch',
+      arrange: (m, e) => {
+        stubJob(m.batch, parentJob({ status: 'RUNNABLE' }), []);
+        m.batch.on(CancelJobCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.cancel(APP_ID),
+    },
+    {
+      action: 'TerminateJob',
+      service: 'batch',
+      arrange: (m, e) => {
+        stubJob(m.batch);
+        m.batch.on(TerminateJobCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.cancel(APP_ID),
+    },
+    {
+      action: 'DeregisterJobDefinition',
+      service: 'batch',
+      arrange: (m, e) => {
+        stubJob(m.batch, parentJob({ status: 'SUCCEEDED' }));
+        m.batch.on(DeregisterJobDefinitionCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.delete(APP_ID),
+    },
+    {
+      action: 'GetLogEvents',
+      service: 'logs',
+      arrange: (m, e) => {
+        stubJob(m.batch);
+        m.logs.on(GetLogEventsCommand).rejects(e);
+      },
+      act: (m) => m.scheduler.readLogs(APP_ID, { role: 'ps' }),
+    },
+  ];
+
+  it.each(calls.map((c) => [c.action, c] as const))(
+    'maps access denied on %s to BackendAccessDeniedError',
+    async (_a, c) => {
+      const mocked = mockedScheduler();
+      c.arrange(mocked, accessDenied(c.action));
+      const error = await c.act(mocked).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BackendAccessDeniedError);
+      expect((error as Error).message).toContain(`Grant ${c.service}:${c.action} to the IAM role`);
+    },
+  );
+
+  it.each(calls.map((c) => [c.action, c] as const))(
+    'maps throttling on %s to a retryable BackendError',
+    async (_a, c) => {
+      const mocked = mockedScheduler();
+      c.arrange(mocked, throttled());
+      const error = await c.act(mocked).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(BackendError);
+      expect((error as BackendError).retryable).toBe(true);
+      expect((error as Error).message).toBe(
+        `AWS throttled ${c.service}:${c.action} (TooManyRequestsException) after 5 attempt(s); try again later`,
+      );
+    },
+  );
 });
