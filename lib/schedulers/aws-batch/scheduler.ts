@@ -14,6 +14,7 @@ import {
   DescribeJobsCommand,
   type JobDetail,
   ListJobsCommand,
+  type ListJobsCommandOutput,
   type NodeRangeProperty,
   RegisterJobDefinitionCommand,
   type RegisterJobDefinitionCommandInput,
@@ -437,10 +438,20 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     await this.cancel(appId, reason);
   }
 
-  /** Cancels the job if it is live, then deregisters the job definition revision it ran with. */
-  protected override async deleteExisting(appId: string): Promise<void> {
+  /**
+   * Cancels the job if it is live, then deregisters the job definition revision it ran with (an already
+   * inactive revision is fine). A no-op for an unknown app.
+   */
+  override async delete(appId: string): Promise<void> {
     const job = await this.findJob(appId);
-    if (job === undefined) return;
+    if (job !== undefined) await this.deleteJob(job);
+  }
+
+  protected override async deleteExisting(appId: string): Promise<void> {
+    await this.delete(appId);
+  }
+
+  private async deleteJob(job: JobDetail): Promise<void> {
     if (!isTerminal(batchStateOf(job))) await this.stopJob(job, 'deleted via torchx-serverless');
     try {
       await this.batch.send(new DeregisterJobDefinitionCommand({ jobDefinition: job.jobDefinition }));
@@ -449,8 +460,9 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
         isClientException(error) &&
         !isAccessDenied(error) &&
         /inactive|not found|does not exist/i.test((error as Error).message);
-      if (!alreadyGone)
+      if (!alreadyGone) {
         throw toSchedulerError(error, { service: 'batch', action: 'DeregisterJobDefinition' });
+      }
     }
   }
 
@@ -651,7 +663,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     if (id === undefined) return undefined;
     let nextToken: string | undefined;
     do {
-      let page: Awaited<ReturnType<typeof this.listJobsByName>>;
+      let page: ListJobsCommandOutput;
       try {
         page = await this.listJobsByName(id, nextToken);
       } catch (error) {
@@ -671,7 +683,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     return undefined;
   }
 
-  private listJobsByName(id: BatchAppId, nextToken: string | undefined) {
+  private listJobsByName(id: BatchAppId, nextToken: string | undefined): Promise<ListJobsCommandOutput> {
     return this.batch.send(
       new ListJobsCommand({
         jobQueue: id.queue,

@@ -58,13 +58,16 @@ export interface AwsBatchRequest {
  * tag's presence; the value is the TorchX version whose behaviour this scheduler reproduces.
  */
 export const TORCHX_VERSION_TAG_VALUE = '0.8.0dev0';
-/** Tag keys TorchX puts on every job. */
+/** Tag key TorchX marks its jobs with (value {@link TORCHX_VERSION_TAG_VALUE}). */
 export const TORCHX_VERSION_TAG = 'torchx.pytorch.org/version';
+/** Tag key holding the app's name (unsanitised). */
 export const TORCHX_APP_NAME_TAG = 'torchx.pytorch.org/app-name';
+/** Tag key holding the `user` run option. */
 export const TORCHX_USER_TAG = 'torchx.pytorch.org/user';
 
-/** Env vars the scheduler adds to every role. */
+/** Env var the scheduler adds to every role: the role's index in the app. */
 export const ROLE_IDX_ENV = 'TORCHX_ROLE_IDX';
+/** Env var the scheduler adds to every role: the role's name (describe reads roles back from it). */
 export const ROLE_NAME_ENV = 'TORCHX_ROLE_NAME';
 
 /** Batch's node-index variable (the value of the `replica_id` macro; a shell expands it). */
@@ -85,11 +88,13 @@ export const MAX_UNIQUE_SUFFIX_LENGTH = 15;
 export const MAX_SUBMIT_PAYLOAD_BYTES = 30 * 1024;
 /** Batch quota: job definition size. */
 export const MAX_JOB_DEFINITION_BYTES = 24 * 1024;
-/** Batch tag limits. */
+/** Most tags on a Batch job or job definition. */
 export const MAX_TAGS = 50;
+/** Longest Batch tag key. */
 export const MAX_TAG_KEY_LENGTH = 128;
+/** Longest Batch tag value. */
 export const MAX_TAG_VALUE_LENGTH = 256;
-/** Batch retry attempts range. */
+/** Most attempts a Batch retry strategy allows (the least is 1). */
 export const MAX_ATTEMPTS = 10;
 /** Characters of the content hash in a shared job definition's name. */
 export const DEFINITION_HASH_LENGTH = 12;
@@ -101,7 +106,10 @@ const NODE_GROUPS_MESSAGE =
   `AWS Batch only supports <= ${MAX_NODE_GROUPS} roles (NodeGroups). ` +
   'See: https://docs.aws.amazon.com/batch/latest/userguide/multi-node-parallel-jobs.html#mnp-node-groups';
 
-/** Turns `name` into a valid job-name prefix: bad characters become `-`, the first character is alphanumeric. */
+/**
+ * Turns `name` into a valid Batch name part of at most `maxLength` characters: bad characters become `-`,
+ * leading non-alphanumerics are dropped, and `app` stands in for nothing.
+ */
 export function sanitizeName(name: string, maxLength: number): string {
   const cleaned = name.replace(/[^A-Za-z0-9_-]/g, '-').replace(/^[^A-Za-z0-9]+/, '');
   const truncated = cleaned.slice(0, maxLength);
@@ -198,12 +206,6 @@ export function nodeRangeOf(targetNodes: string, numNodes: number): { start: num
   const start = startText === '' ? 0 : Number.parseInt(startText, 10);
   if (endText === undefined) return { start, end: start };
   return { start, end: endText === '' ? numNodes - 1 : Number.parseInt(endText, 10) };
-}
-
-/** The per-run values the macros take on Batch. */
-export interface BatchMacroContext {
-  /** The job name (value of `${app_id}`). */
-  jobName: string;
 }
 
 /**

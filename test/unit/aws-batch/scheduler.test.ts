@@ -627,6 +627,7 @@ describe('AwsBatchScheduler', () => {
       expect(batch).toHaveReceivedCommandExactlyOnceWith(DeregisterJobDefinitionCommand, {
         jobDefinition: DEFINITION_ARN,
       });
+      expect(batch).toHaveReceivedCommandTimes(ListJobsCommand, 1);
     });
 
     it('only deregisters for a finished job, and accepts an already inactive definition', async () => {
