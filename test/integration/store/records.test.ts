@@ -1,4 +1,3 @@
-import { appPartitionKey } from '../../../lib/store/keys.js';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
@@ -7,6 +6,7 @@ import {
   type DynamoAppRecordStore,
   MAX_NEW_RECORD_BYTES,
 } from '../../../lib/store/index.js';
+import { appPartitionKey } from '../../../lib/store/keys.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { ALICE, event, makeStore, newRecord, T0 } from './fixtures.js';
 
@@ -24,7 +24,11 @@ async function rawItem(handle: string): Promise<Record<string, unknown> | undefi
   // A malformed handle has no key: nothing can have been stored under it.
   if (!handle.includes('://')) return undefined;
   const { Item } = await db.documentClient.send(
-    new GetCommand({ TableName: db.tableName, Key: { pk: appPartitionKey(handle), sk: 'A' }, ConsistentRead: true }),
+    new GetCommand({
+      TableName: db.tableName,
+      Key: { pk: appPartitionKey(handle), sk: 'A' },
+      ConsistentRead: true,
+    }),
   );
   return Item;
 }

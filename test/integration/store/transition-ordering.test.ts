@@ -1,4 +1,3 @@
-import { appPartitionKey } from '../../../lib/store/keys.js';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,6 +10,7 @@ import {
   stateRank,
 } from '../../../lib/specs/index.js';
 import { type DynamoAppRecordStore, forwardTransitionCondition } from '../../../lib/store/index.js';
+import { appPartitionKey } from '../../../lib/store/keys.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import {
   BATCH_LIFECYCLE_WITH_RETRY,
@@ -33,7 +33,11 @@ afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
   const { Item } = await db.documentClient.send(
-    new GetCommand({ TableName: db.tableName, Key: { pk: appPartitionKey(handle), sk: 'A' }, ConsistentRead: true }),
+    new GetCommand({
+      TableName: db.tableName,
+      Key: { pk: appPartitionKey(handle), sk: 'A' },
+      ConsistentRead: true,
+    }),
   );
   return Item;
 }
