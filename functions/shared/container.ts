@@ -146,6 +146,13 @@ function build(): Runner {
   });
 }
 
+/** Closes the Runner's schedulers (local mode shutdown) and forgets it. */
+export async function closeRunner(): Promise<void> {
+  const current = built;
+  built = undefined;
+  await current?.close();
+}
+
 /** The Runner of this process, built on first use. */
 export function runner(): Runner {
   built ??= build();

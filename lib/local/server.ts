@@ -22,7 +22,7 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode } from '../../functions/shared/container.js';
+import { closeRunner, configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { createTableInput } from '../store/index.js';
@@ -345,6 +345,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       if (timer) clearInterval(timer);
       await new Promise<void>((ok) => server.close(() => ok()));
       server.closeAllConnections();
+      await closeRunner();
       await Promise.allSettled([...pending]);
       await new Promise<void>((ok) => db.close(() => ok()));
     },

@@ -568,6 +568,11 @@ export class Runner {
     return { checked, changed, errors };
   }
 
+  /** Closes every scheduler created so far (local schedulers stop their processes). */
+  async close(): Promise<void> {
+    await this.schedulers.close();
+  }
+
   /** The scheduler instance for `name` (for wiring that needs backend specifics). */
   scheduler(name: string): Scheduler {
     return this.schedulers.get(name);
