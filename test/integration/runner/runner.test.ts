@@ -105,16 +105,31 @@ describe('Runner', () => {
     });
 
     it.each([
-      [makeAppDef({ name: 'empty' }), 'app.roles', 'No roles for app: empty. Did you forget to add roles to AppDef?'],
       [
-        makeAppDef({ name: 'x', roles: [makeRole({ name: 'r', image: 'i', resource: makeResource({ cpu: 1, gpu: 0, memMB: 1 }) })] }),
+        makeAppDef({ name: 'empty' }),
+        'app.roles',
+        'No roles for app: empty. Did you forget to add roles to AppDef?',
+      ],
+      [
+        makeAppDef({
+          name: 'x',
+          roles: [makeRole({ name: 'r', image: 'i', resource: makeResource({ cpu: 1, gpu: 0, memMB: 1 }) })],
+        }),
         'app.roles.0.entrypoint',
         'No entrypoint for role: r. Set the command the role runs (e.g. "python")',
       ],
       [
         makeAppDef({
           name: 'x',
-          roles: [makeRole({ name: 'r', image: 'i', entrypoint: 'e', numReplicas: 0, resource: makeResource({ cpu: 1, gpu: 0, memMB: 1 }) })],
+          roles: [
+            makeRole({
+              name: 'r',
+              image: 'i',
+              entrypoint: 'e',
+              numReplicas: 0,
+              resource: makeResource({ cpu: 1, gpu: 0, memMB: 1 }),
+            }),
+          ],
         }),
         'app.roles.0.numReplicas',
         'Non-positive replicas for role: r. Did you forget to set role.num_replicas?',
@@ -154,17 +169,27 @@ describe('Runner', () => {
       expect(result.created).toBe(true);
       expect(h.fake.calls).toEqual(['schedule']);
       const record = await h.runner.get(result.handle, OWNER);
-      expect(record).toMatchObject({ state: 'SUBMITTED', owner: OWNER, nativeName: 'trainer-id1', name: 'trainer' });
+      expect(record).toMatchObject({
+        state: 'SUBMITTED',
+        owner: OWNER,
+        nativeName: 'trainer-id1',
+        name: 'trainer',
+      });
       expect(record.history.map((x) => `${x.from}->${x.to}`)).toEqual(['UNSUBMITTED->SUBMITTED']);
       expect(h.events.map((e) => `${e.from}->${e.to}`)).toEqual(['UNSUBMITTED->SUBMITTED']);
     });
 
     it('marks the record FAILED with the reason when the submission fails, and rethrows', async () => {
       h.fake.failNextSchedule = new ValidationError('queue q does not exist');
-      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER })).rejects.toThrow('queue q does not exist');
+      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER })).rejects.toThrow(
+        'queue q does not exist',
+      );
       const page = await h.runner.list({ owner: OWNER });
       expect(page.records).toHaveLength(1);
-      expect(page.records[0]).toMatchObject({ state: 'FAILED', reason: 'submission failed: queue q does not exist' });
+      expect(page.records[0]).toMatchObject({
+        state: 'FAILED',
+        reason: 'submission failed: queue q does not exist',
+      });
     });
 
     it('returns the same handle for a retried Idempotency-Key and submits once', async () => {
@@ -179,7 +204,9 @@ describe('Runner', () => {
     it('submits once for concurrent requests with one Idempotency-Key', async () => {
       const ctx = { owner: OWNER, idempotencyKey: 'k-concurrent' };
       const results = await Promise.all(
-        Array.from({ length: 10 }, () => h.runner.runComponent('utils.echo', [], 'fake', { queue: 'q' }, ctx)),
+        Array.from({ length: 10 }, () =>
+          h.runner.runComponent('utils.echo', [], 'fake', { queue: 'q' }, ctx),
+        ),
       );
       expect(new Set(results.map((r) => r.handle)).size).toBe(1);
       expect(h.fake.calls.filter((c) => c === 'schedule')).toHaveLength(1);
@@ -187,9 +214,9 @@ describe('Runner', () => {
 
     it('rejects an Idempotency-Key reused for a different request', async () => {
       await h.runner.run(app('a'), 'fake', { queue: 'q' }, { owner: OWNER, idempotencyKey: 'k-2' });
-      await expect(h.runner.run(app('b'), 'fake', { queue: 'q' }, { owner: OWNER, idempotencyKey: 'k-2' })).rejects.toThrow(
-        IdempotencyConflictError,
-      );
+      await expect(
+        h.runner.run(app('b'), 'fake', { queue: 'q' }, { owner: OWNER, idempotencyKey: 'k-2' }),
+      ).rejects.toThrow(IdempotencyConflictError);
     });
 
     it('lets a retry proceed after a failed submission released the key', async () => {
@@ -230,7 +257,9 @@ describe('Runner', () => {
 
     it('gives up waiting after the timeout', async () => {
       const { handle } = await h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER });
-      await expect(h.runner.wait(handle, { intervalMs: 1000, timeoutMs: 5000 })).rejects.toThrow(WaitTimeoutError);
+      await expect(h.runner.wait(handle, { intervalMs: 1000, timeoutMs: 5000 })).rejects.toThrow(
+        WaitTimeoutError,
+      );
     });
 
     it('routes a native transition by native name and ignores apps it did not launch', async () => {
@@ -274,7 +303,10 @@ describe('Runner', () => {
       expect((await h.runner.refresh(handle)).state).toBe('UNSUBMITTED');
       h.clock.now += 11 * 60_000;
       const after = await h.runner.refresh(handle);
-      expect(after).toMatchObject({ state: 'FAILED', reason: 'the app never reached the scheduler (submission interrupted)' });
+      expect(after).toMatchObject({
+        state: 'FAILED',
+        reason: 'the app never reached the scheduler (submission interrupted)',
+      });
     });
 
     it('reconciles every active record from the scheduler', async () => {
@@ -292,7 +324,9 @@ describe('Runner', () => {
   describe('ownership, cancel, delete, list and logs', () => {
     it("answers UnknownApp for another owner's app", async () => {
       const { handle } = await h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER });
-      await expect(h.runner.get(handle, 'arn:aws:iam::123456789012:user/bob')).rejects.toThrow(UnknownAppError);
+      await expect(h.runner.get(handle, 'arn:aws:iam::123456789012:user/bob')).rejects.toThrow(
+        UnknownAppError,
+      );
       await expect(h.runner.cancel(handle, 'bob')).rejects.toThrow(UnknownAppError);
       expect(h.fake.calls).not.toContain('cancel');
     });
@@ -327,7 +361,11 @@ describe('Runner', () => {
     it('reads logs by page and follows them until the app is terminal', async () => {
       const { handle, record } = await h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER });
       h.fake.log(record.appId, 'trainer', 1, 'epoch 1', 'loss=0.5', 'epoch 2');
-      const page = await h.runner.readLogs(handle, { role: 'trainer', replica: 1, regex: 'epoch', limit: 2 }, OWNER);
+      const page = await h.runner.readLogs(
+        handle,
+        { role: 'trainer', replica: 1, regex: 'epoch', limit: 2 },
+        OWNER,
+      );
       expect(page).toMatchObject({ lines: ['epoch 1'], caughtUp: false, nextToken: '2' });
       await expect(h.runner.readLogs(handle, { role: 'nope' }, OWNER)).rejects.toThrow(UnknownRoleError);
 
@@ -342,7 +380,12 @@ describe('Runner', () => {
         }
         return originalDescribe(appId);
       };
-      for await (const line of h.runner.logLines(handle, { role: 'trainer', replica: 1, tail: true, pollIntervalMs: 10 })) {
+      for await (const line of h.runner.logLines(handle, {
+        role: 'trainer',
+        replica: 1,
+        tail: true,
+        pollIntervalMs: 10,
+      })) {
         lines.push(line);
       }
       expect(lines).toEqual(['epoch 1', 'loss=0.5', 'epoch 2', 'done']);
@@ -361,7 +404,14 @@ describe('Runner', () => {
         name: 'fake',
         capabilities: expect.objectContaining({ cancel: true }),
         runOpts: [
-          { name: 'queue', type: 'str', default: null, required: true, help: 'queue to submit to', aliases: [] },
+          {
+            name: 'queue',
+            type: 'str',
+            default: null,
+            required: true,
+            help: 'queue to submit to',
+            aliases: [],
+          },
           { name: 'priority', type: 'int', default: 0, required: false, help: 'priority', aliases: [] },
         ],
       },
