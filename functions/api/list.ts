@@ -1,7 +1,7 @@
 /** `GET /v1/apps`: the caller's apps, newest first, with filters and paging. */
 import type { ListAppsQuery } from '../../lib/runner/index.js';
 import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
-import { runner } from '../shared/container.js';
+import { recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
 import { summaryView } from '../shared/views.js';
@@ -28,7 +28,7 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   if (since) query.since = since.getTime();
   if (limit !== undefined) query.limit = limit;
   if (nextToken) query.nextToken = nextToken;
-  const page = await runner().list(query);
+  const page = await recordsRunner().list(query);
   const body: Record<string, unknown> = { apps: page.records.map(summaryView) };
   if (page.nextToken) body.nextToken = page.nextToken;
   return { statusCode: 200, body };

@@ -1,5 +1,5 @@
 /** `GET /v1/apps/{scheduler}/{appId}`: the app's record (one read); `?refresh=true` asks the scheduler first. */
-import { runner } from '../shared/container.js';
+import { recordsRunner, runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { boolParam } from '../shared/query.js';
 import { detailView } from '../shared/views.js';
@@ -7,8 +7,9 @@ import { handleFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const handle = handleFromPath(req);
+  // Without refresh, status is one read of the record: no scheduler module is loaded, no scheduler is asked.
   const record = boolParam('refresh', req.query('refresh'))
     ? await runner().refresh(handle, req.owner)
-    : await runner().get(handle, req.owner);
+    : await recordsRunner().get(handle, req.owner);
   return { statusCode: 200, body: detailView(record) };
 });

@@ -6,7 +6,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
-import { runner } from '../shared/container.js';
+import { recordsRunner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
 
 /** What one invocation did (returned for tests and logs). */
@@ -18,7 +18,7 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
     logger.debug('event ignored', { reason: routed.ignored });
     return { applied: false, reason: routed.ignored };
   }
-  const outcome = await runner().applyNativeTransition(
+  const outcome = await recordsRunner().applyNativeTransition(
     routed.scheduler,
     routed.nativeName,
     routed.transition,

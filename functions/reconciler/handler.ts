@@ -12,8 +12,9 @@ export type ReconcileReport = Record<string, { checked: number; changed: number;
 
 export async function reconcileAll(): Promise<ReconcileReport> {
   const report: ReconcileReport = {};
-  for (const scheduler of runner().schedulerBackends()) {
-    report[scheduler] = await runner().reconcile(scheduler);
+  const reconciler = runner();
+  for (const scheduler of reconciler.schedulerBackends()) {
+    report[scheduler] = await reconciler.reconcile(scheduler);
     metrics.addMetric('ReconciledRecords', 'Count', report[scheduler].checked);
     metrics.addMetric('ReconcileChanges', 'Count', report[scheduler].changed);
   }

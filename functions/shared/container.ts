@@ -1,28 +1,32 @@
 /**
- * Clients and the Runner, built once per cold start from environment variables (names in env-names.ts).
- * SDK clients are created here and injected into the store and the schedulers; nothing else builds one.
+ * Clients and Runners, built from environment variables (names in env-names.ts) on first use, once per cold
+ * start. SDK clients are created here and injected into the store and the schedulers; nothing else builds one.
  * Local mode configures an in-process event sink and publisher before the first call.
+ *
+ * Each function pays only for what it uses:
+ * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB). List, status, the state-change
+ *   function. It loads no scheduler module and creates no Batch, SageMaker or Logs client.
+ * - {@link runner}: the full Runner. Scheduler modules (and with them the Batch, SageMaker and CloudWatch Logs
+ *   SDKs) are loaded by dynamic `import()` on the first call, so a bundle evaluates them only when a request
+ *   needs a scheduler; each SDK client is created when its scheduler is first used.
+ * - The EventBridge client is loaded and created on the first published transition.
  */
-import { BatchClient } from '@aws-sdk/client-batch';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { BatchClient } from '@aws-sdk/client-batch';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
-import {
-  APP_STATE_CHANGE_DETAIL_TYPE,
-  APP_STATE_CHANGE_SOURCE,
-  type AppStateChangePublisher,
-  NO_PUBLISHER,
-  Runner,
-} from '../../lib/runner/index.js';
-import { createAwsBatchScheduler } from '../../lib/schedulers/aws-batch/index.js';
-import { createAwsSageMakerScheduler } from '../../lib/schedulers/aws-sagemaker/index.js';
-import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/index.js';
-import { createLocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
+import { type AppStateChangePublisher, NO_PUBLISHER, Runner } from '../../lib/runner/index.js';
+import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
 import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
+import { awsBatchFactory } from './backends/aws-batch.js';
+import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
+import type { BackendDeps } from './backends/deps.js';
+import { eventBridgePublisher } from './backends/event-bridge.js';
+import { localCwdFactory } from './backends/local-cwd.js';
 import { ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
@@ -36,13 +40,49 @@ export interface LocalModeHooks {
   publisher?: AppStateChangePublisher;
 }
 
-let hooks: LocalModeHooks = {};
-let built: Runner | undefined;
+/** Any SDK client the container creates. */
+export type SdkClient =
+  | DynamoDBClient
+  | BatchClient
+  | SageMakerClient
+  | CloudWatchLogsClient
+  | EventBridgeClient;
 
-/** Local mode: set the in-process bus and publisher. Must run before the first `runner()` call. */
+/** Called with every SDK client the container creates, before its first use. */
+export type ClientHook = (client: SdkClient) => void;
+
+let hooks: LocalModeHooks = {};
+let clientHook: ClientHook | undefined;
+let builtStore: DynamoAppRecordStore | undefined;
+let builtPublisher: AppStateChangePublisher | undefined;
+let builtRecordsRunner: Runner | undefined;
+let builtRunner: Runner | undefined;
+
+function forget(): void {
+  builtStore = undefined;
+  builtPublisher = undefined;
+  builtRecordsRunner = undefined;
+  builtRunner = undefined;
+}
+
+/** Local mode: set the in-process bus and publisher. Must run before the first Runner is built. */
 export function configureLocalMode(localHooks: LocalModeHooks): void {
   hooks = localHooks;
-  built = undefined;
+  forget();
+}
+
+/**
+ * Tests and benchmarks: `hook` sees every SDK client created from now on (to add middleware that counts calls
+ * or injects faults). Forgets the clients and Runners built so far.
+ */
+export function configureClients(hook: ClientHook | undefined): void {
+  clientHook = hook;
+  forget();
+}
+
+function created<T extends object>(client: T): T {
+  clientHook?.(client as SdkClient);
+  return client;
 }
 
 function requireEnv(name: string): string {
@@ -60,101 +100,109 @@ function listEnv(name: string, fallback: string[]): string[] {
     .filter((s) => s.length > 0);
 }
 
-function eventBridgePublisher(busName: string, client: EventBridgeClient): AppStateChangePublisher {
-  return {
-    async publish(event) {
-      await client.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              EventBusName: busName,
-              Source: APP_STATE_CHANGE_SOURCE,
-              DetailType: APP_STATE_CHANGE_DETAIL_TYPE,
-              Resources: [],
-              Detail: JSON.stringify(event),
-            },
-          ],
-        }),
-      );
-    },
-  };
+/** The default session name for new handles. */
+export function sessionName(): string {
+  return process.env[ENV.sessionName] || DEFAULT_SESSION;
 }
 
-function build(): Runner {
+/** The app record store (DynamoDB), built on first use. */
+export function store(): DynamoAppRecordStore {
+  if (builtStore) return builtStore;
   const endpoint = process.env[ENV.dynamoDbEndpoint];
-  const dynamo = new DynamoDBClient(
-    endpoint
-      ? {
-          endpoint,
-          region: process.env.AWS_REGION ?? 'local',
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {},
+  const dynamo = created(
+    new DynamoDBClient(
+      endpoint
+        ? {
+            endpoint,
+            region: process.env.AWS_REGION ?? 'local',
+            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          }
+        : {},
+    ),
   );
   const documentClient = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true },
   });
   const retentionDays = Number(process.env[ENV.retentionDays] ?? '90');
-  const store = new DynamoAppRecordStore({
+  builtStore = new DynamoAppRecordStore({
     documentClient,
     tableName: requireEnv(ENV.tableName),
     retentionDays: Number.isFinite(retentionDays) && retentionDays > 0 ? retentionDays : 90,
   });
+  return builtStore;
+}
 
+function publisher(): AppStateChangePublisher {
+  if (builtPublisher) return builtPublisher;
+  const busName = process.env[ENV.eventBusName];
+  builtPublisher = hooks.publisher ?? (busName ? eventBridgePublisher(busName, created) : NO_PUBLISHER);
+  return builtPublisher;
+}
+
+/**
+ * A Runner over the record store alone: `get`, `list`, `applyNativeTransition` and the other record verbs.
+ * Asking it for a scheduler fails (none is registered): use {@link runner} for those.
+ */
+export function recordsRunner(): Runner {
+  builtRecordsRunner ??= new Runner({
+    schedulers: new SchedulerRegistry({}, { sessionName: sessionName() }),
+    store: store(),
+    sessionName: sessionName(),
+    publisher: publisher(),
+  });
+  return builtRecordsRunner;
+}
+
+const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>> = {
+  aws_batch: awsBatchFactory,
+  aws_sagemaker: awsSageMakerFactory,
+  local_cwd: localCwdFactory,
+};
+
+function build(): Runner {
   let logsClient: CloudWatchLogsClient | undefined;
-  const logs = () => {
-    logsClient ??= new CloudWatchLogsClient({});
-    return logsClient;
+  const deps: BackendDeps = {
+    created,
+    logsClient: (make) => {
+      logsClient ??= created(make());
+      return logsClient;
+    },
+    requireEnv,
+    listEnv,
+    emitLocalTransition: async (appId, transition) => {
+      await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
+    },
   };
   const factories: Record<string, SchedulerFactory> = {};
   for (const name of listEnv(ENV.schedulers, DEFAULT_SCHEDULERS)) {
-    switch (name) {
-      case 'aws_batch':
-        factories[name] = (ctx) =>
-          createAwsBatchScheduler(ctx, {
-            batchClient: new BatchClient({}),
-            logsClient: logs(),
-            queues: listEnv(ENV.batchQueues, []),
-          });
-        break;
-      case 'aws_sagemaker':
-        factories[name] = (ctx) =>
-          createAwsSageMakerScheduler(ctx, { sageMakerClient: new SageMakerClient({}), logsClient: logs() });
-        break;
-      case 'local_cwd':
-        factories[name] = (ctx) =>
-          createLocalCwdScheduler(ctx, {
-            dataDir: requireEnv(ENV.localDataDir),
-            onStateChange: async ({ appId, ...transition }) => {
-              await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
-            },
-          });
-        break;
-      default:
-        throw new ValidationError(`${ENV.schedulers} names an unknown scheduler '${name}'`);
+    const backend = BACKENDS[name];
+    if (!backend) {
+      throw new ValidationError(
+        `${ENV.schedulers} names an unknown scheduler '${name}'; use ${Object.keys(BACKENDS).join(', ')}`,
+      );
     }
+    factories[name] = backend(deps);
   }
-  const sessionName = process.env[ENV.sessionName] || DEFAULT_SESSION;
-  const busName = process.env[ENV.eventBusName];
-  const publisher =
-    hooks.publisher ?? (busName ? eventBridgePublisher(busName, new EventBridgeClient({})) : NO_PUBLISHER);
   return new Runner({
-    schedulers: new SchedulerRegistry(factories, { sessionName }),
-    store,
-    sessionName,
-    publisher,
+    schedulers: new SchedulerRegistry(factories, { sessionName: sessionName() }),
+    store: store(),
+    sessionName: sessionName(),
+    publisher: publisher(),
   });
 }
 
-/** Closes the Runner's schedulers (local mode shutdown) and forgets it. */
-export async function closeRunner(): Promise<void> {
-  const current = built;
-  built = undefined;
-  await current?.close();
+/**
+ * The full Runner of this process (every enabled scheduler), built on first use. Scheduler SDK clients are
+ * created when a request first uses their scheduler.
+ */
+export function runner(): Runner {
+  builtRunner ??= build();
+  return builtRunner;
 }
 
-/** The Runner of this process, built on first use. */
-export function runner(): Runner {
-  built ??= build();
-  return built;
+/** Closes the Runner's schedulers (local mode shutdown) and forgets the clients and Runners. */
+export async function closeRunner(): Promise<void> {
+  const current = builtRunner;
+  forget();
+  await current?.close();
 }

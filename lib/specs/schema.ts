@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { en } from 'zod/locales';
 import * as z from 'zod/mini';
 import {
   type AppDef,
@@ -20,7 +21,8 @@ import { type FieldIssue, ValidationError } from './errors.js';
 import { namedResource } from './named-resources.js';
 import type { Cfg } from './run-opts.js';
 
-z.config(z.locales.en());
+// Only the English locale: `z.locales.en()` would pull every locale (~250 KB) into each bundle.
+z.config(en());
 
 /** Longest string accepted in any field (args, env values, …). */
 export const MAX_STRING_LENGTH = 65_536;
