@@ -1,0 +1,140 @@
+/**
+ * The deployed functions in-process: DynamoDB is dynalite, Batch/SageMaker/Logs are the fake data plane, and
+ * every SDK client the container builds gets middleware that counts its calls and can inject DynamoDB faults
+ * (throttling, 5xx, timeouts before and after the write) under the SDK's own retry logic.
+ */
+import { Readable } from 'node:stream';
+import { HttpResponse } from '@smithy/protocol-http';
+import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import { FakeAws, type FaultOptions } from './fake-aws.js';
+import type { ProxyHandler } from './lambda.js';
+
+type Container = typeof import('../../../functions/shared/container.js');
+
+/** Route name → handler module (as in functions/routes.ts). */
+const API_MODULES = {
+  Schedulers: () => import('../../../functions/api/schedulers.js'),
+  Components: () => import('../../../functions/api/components.js'),
+  Dryrun: () => import('../../../functions/api/dryrun.js'),
+  Run: () => import('../../../functions/api/run.js'),
+  List: () => import('../../../functions/api/list.js'),
+  Status: () => import('../../../functions/api/status.js'),
+  Delete: () => import('../../../functions/api/delete.js'),
+  Cancel: () => import('../../../functions/api/cancel.js'),
+  Logs: () => import('../../../functions/api/logs.js'),
+} as const;
+
+/** A running environment. */
+export interface FunctionsEnvironment {
+  db: Dynalite;
+  aws: FakeAws;
+  api: Record<keyof typeof API_MODULES, ProxyHandler>;
+  handleStateChange: typeof import('../../../functions/events/state-change.js').handleStateChange;
+  reconcileAll: typeof import('../../../functions/reconciler/handler.js').reconcileAll;
+  container: Container;
+  /** DynamoDB calls by command (e.g. `GetCommand`) since the last take. */
+  takeDynamoCalls(): Record<string, number>;
+  /** Fault injection on DynamoDB calls (undefined: none). */
+  setDynamoFaults(faults: FaultOptions | undefined): void;
+  /** Injected DynamoDB faults by kind. */
+  dynamoInjected: { throttling: number; server: number; timeout: number; timeoutAfterWrite: number };
+  close(): Promise<void>;
+}
+
+interface Stack {
+  add(middleware: unknown, options: { step: string; priority?: string; name: string }): void;
+}
+
+function dynamoErrorResponse(kind: 'throttling' | 'server'): HttpResponse {
+  const type = kind === 'throttling' ? 'ThrottlingException' : 'InternalServerError';
+  return new HttpResponse({
+    statusCode: kind === 'throttling' ? 400 : 500,
+    headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type },
+    body: Readable.from([
+      Buffer.from(
+        JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `injected ${type}` }),
+      ),
+    ]),
+  });
+}
+
+/** Starts dynalite, the fake AWS data plane and the functions (schedulers aws_batch and aws_sagemaker). */
+export async function startFunctionsEnvironment(
+  options: { schedulers?: string } = {},
+): Promise<FunctionsEnvironment> {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  const db = await startDynalite();
+  process.env.TXS_TABLE_NAME = db.tableName;
+  process.env.TXS_DYNAMODB_ENDPOINT = db.endpoint;
+  process.env.TXS_SCHEDULERS = options.schedulers ?? 'aws_batch,aws_sagemaker';
+  process.env.TXS_BATCH_QUEUES = 'ml-gpu-queue';
+  delete process.env.TXS_EVENT_BUS_NAME;
+  const aws = new FakeAws();
+  const dynamoCalls = new Map<string, number>();
+  let faults: FaultOptions | undefined;
+  let faultTurn = 0;
+  const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
+  const container = await import('../../../functions/shared/container.js');
+  container.configureClients((client) => {
+    if (client.constructor.name !== 'DynamoDBClient') return;
+    const stack = client.middlewareStack as unknown as Stack;
+    stack.add(
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+        async (args: unknown) => {
+          const name = context.commandName ?? 'unknown';
+          dynamoCalls.set(name, (dynamoCalls.get(name) ?? 0) + 1);
+          return next(args);
+        },
+      { step: 'initialize', name: 'reliabilityCallCounter' },
+    );
+    stack.add(
+      (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        if (!faults || faults.random() >= faults.rate) return next(args);
+        const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
+          | 'throttling'
+          | 'server'
+          | 'timeout';
+        if (kind === 'timeout') {
+          const afterWrite = faults.random() < 0.5;
+          if (afterWrite) {
+            dynamoInjected.timeoutAfterWrite += 1;
+            await next(args);
+          } else dynamoInjected.timeout += 1;
+          throw Object.assign(new Error('socket timed out (injected)'), { name: 'TimeoutError' });
+        }
+        dynamoInjected[kind] += 1;
+        return { response: dynamoErrorResponse(kind), output: undefined };
+      },
+      { step: 'deserialize', priority: 'low', name: 'reliabilityFaults' },
+    );
+  });
+  const api = {} as Record<keyof typeof API_MODULES, ProxyHandler>;
+  for (const [name, load] of Object.entries(API_MODULES)) {
+    api[name as keyof typeof API_MODULES] = ((await load()) as { handler: ProxyHandler }).handler;
+  }
+  const { handleStateChange } = await import('../../../functions/events/state-change.js');
+  const { reconcileAll } = await import('../../../functions/reconciler/handler.js');
+  return {
+    db,
+    aws,
+    api,
+    handleStateChange,
+    reconcileAll,
+    container,
+    takeDynamoCalls() {
+      const out = Object.fromEntries([...dynamoCalls.entries()].sort());
+      dynamoCalls.clear();
+      return out;
+    },
+    setDynamoFaults(next) {
+      faults = next;
+    },
+    dynamoInjected,
+    async close() {
+      container.configureClients(undefined);
+      await container.closeRunner();
+      aws.restore();
+      await db.close();
+    },
+  };
+}
