@@ -7,13 +7,14 @@
  */
 import { createHash } from 'node:crypto';
 import { type ComponentContext, materializeComponent } from '../components/index.js';
-import type {
-  LogIterOptions,
-  LogPage,
-  LogPageRequest,
-  Scheduler,
-  SchedulerCapabilities,
-  SchedulerRegistry,
+import {
+  BackendError,
+  type LogIterOptions,
+  type LogPage,
+  type LogPageRequest,
+  type Scheduler,
+  type SchedulerCapabilities,
+  type SchedulerRegistry,
 } from '../schedulers/index.js';
 import {
   type AppDef,
@@ -33,6 +34,7 @@ import {
   parseAppHandle,
   type RunOptDescription,
   type RunRequest,
+  TxsError,
   UnknownAppError,
   ValidationError,
 } from '../specs/index.js';
@@ -307,6 +309,10 @@ export class Runner {
     try {
       await sched.schedule(dryrun);
     } catch (error) {
+      // A timeout, a dropped connection or a 5xx may hide a submission the backend accepted: the record stays
+      // UNSUBMITTED (non-terminal), so the reconciler finds the job by describe, or marks the record FAILED
+      // once the submit grace period has passed without the scheduler knowing it.
+      if (mayHaveReachedBackend(error)) throw error;
       await this.applyTransition(handle, {
         state: 'FAILED',
         eventTime: this.now(),
@@ -577,6 +583,16 @@ export class Runner {
   scheduler(name: string): Scheduler {
     return this.schedulers.get(name);
   }
+}
+
+/**
+ * True when a failed submission may still have been accepted by the backend: a retryable backend error
+ * (timeouts, network failures, 5xx, throttling past the SDK's retries) or an error that is not ours at all.
+ * Rejections that certainly submitted nothing (validation, access denied, quotas, conflicts) are false.
+ */
+export function mayHaveReachedBackend(error: unknown): boolean {
+  if (error instanceof BackendError) return error.retryable;
+  return !(error instanceof TxsError);
 }
 
 /**

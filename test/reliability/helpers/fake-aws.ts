@@ -98,6 +98,8 @@ export class FakeAws {
   /** Injected failures by kind. */
   readonly injected = { throttling: 0, server: 0, timeout: 0, timeoutAfterAccept: 0 };
   faults: FaultOptions | undefined;
+  /** The next call of this action times out: before the backend sees it, or after it accepted it. */
+  nextTimeout: { action: string; afterAccept: boolean } | undefined;
   private readonly batch: AnyStub;
   private readonly sagemaker: AnyStub;
   private readonly logs: AnyStub;
@@ -142,6 +144,12 @@ export class FakeAws {
 
   /** Maybe throws an injected fault before the call; returns whether to time out after accepting it. */
   private maybeFault(service: 'batch' | 'sagemaker', action: string, accepts: boolean): boolean {
+    if (this.nextTimeout?.action === action) {
+      const { afterAccept } = this.nextTimeout;
+      this.nextTimeout = undefined;
+      if (afterAccept) return true;
+      throw sdkError(service, 'timeout', action);
+    }
     if (!this.faults || this.faults.random() >= this.faults.rate) return false;
     const kinds: FaultKind[] = ['throttling', 'server', 'timeout'];
     const kind = kinds[this.faultTurn++ % kinds.length] as FaultKind;
