@@ -138,7 +138,10 @@ export function toSchedulerError(error: unknown, action: string, target: string)
       cause,
     );
   }
-  const server = shapeOf(error).$fault === 'server' || (statusOf(error) ?? 0) >= 500;
+  // No HTTP status means the call never got an answer (timeout, dropped connection): it may succeed later,
+  // and it may even have been carried out, so it is retryable like a 5xx.
+  const status = statusOf(error);
+  const server = shapeOf(error).$fault === 'server' || status === undefined || status >= 500;
   return new BackendError(
     `${action} for ${target} failed${name ? ` (${name})` : ''}: ${message}`,
     server,
