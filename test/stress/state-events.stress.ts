@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type AppState, makeAppDef, makeAppHandle, stateRank } from '../../lib/specs/index.js';
+import { batchLifecycle, type Envelope, T0 } from '../reliability/helpers/batch-events.js';
 import { type FunctionsEnvironment, startFunctionsEnvironment } from '../reliability/helpers/environment.js';
 import { seededRandom } from '../reliability/helpers/fake-aws.js';
 
@@ -16,39 +17,6 @@ afterAll(() => env.close());
 
 const APPS = 1_000;
 const TOTAL = 20_000;
-const T0 = 1_767_000_000_000;
-
-type Envelope = { source: string; 'detail-type': string; detail: Record<string, unknown> };
-
-function batchEvent(jobName: string, status: string, attempts: number, time: number): Envelope {
-  const detail: Record<string, unknown> = {
-    jobName,
-    jobId: `id-${jobName}`,
-    jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
-    status,
-    attempts: Array.from({ length: attempts }, (_, i) => ({ container: { exitCode: 1 }, startedAt: T0 + i })),
-    createdAt: T0,
-  };
-  if (['STARTING', 'RUNNING', 'SUCCEEDED', 'FAILED'].includes(status)) detail.startedAt = time;
-  if (['SUCCEEDED', 'FAILED'].includes(status)) {
-    detail.stoppedAt = time + 1;
-    if (status === 'FAILED') detail.statusReason = 'Essential container in task exited';
-  }
-  return { source: 'aws.batch', 'detail-type': 'Batch Job State Change', detail };
-}
-
-/** One app's events in order: k attempts (the first k-1 fail and are retried), then the final state. */
-function lifecycle(jobName: string, attempts: number, final: 'SUCCEEDED' | 'FAILED'): Envelope[] {
-  const events = [batchEvent(jobName, 'SUBMITTED', 0, T0), batchEvent(jobName, 'PENDING', 0, T0)];
-  for (let a = 0; a < attempts; a++) {
-    const t = T0 + (a + 1) * 1000;
-    events.push(batchEvent(jobName, 'RUNNABLE', a, t), batchEvent(jobName, 'STARTING', a, t + 10));
-    events.push(batchEvent(jobName, 'RUNNING', a, t + 20));
-  }
-  events.push(batchEvent(jobName, final, final === 'FAILED' ? attempts : attempts - 1, T0 + 100_000));
-  return events;
-}
-
 describe('20,000 shuffled, duplicated state-change events for 1,000 apps', () => {
   it('ends every app in its final state, never moving a record backward', async () => {
     const random = seededRandom(2026);
@@ -74,7 +42,7 @@ describe('20,000 shuffled, duplicated state-change events for 1,000 apps', () =>
       });
       const final = i % 3 === 0 ? 'FAILED' : 'SUCCEEDED';
       expected.set(jobName, { handle, final });
-      base.push(...lifecycle(jobName, i % 8 === 0 ? 5 : 4, final));
+      base.push(...batchLifecycle(jobName, i % 8 === 0 ? 5 : 4, final));
     }
     const events = [...base];
     while (events.length < TOTAL) events.push(base[Math.floor(random() * base.length)] as Envelope);

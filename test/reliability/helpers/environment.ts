@@ -36,6 +36,11 @@ export interface FunctionsEnvironment {
   takeDynamoCalls(): Record<string, number>;
   /** Fault injection on DynamoDB calls (undefined: none). */
   setDynamoFaults(faults: FaultOptions | undefined): void;
+  /**
+   * Benchmarks: answer DynamoDB calls in memory (no socket) with `responder(operation)`; the
+   * SDK still serializes, signs and parses. Undefined: calls go to dynalite.
+   */
+  setDynamoResponder(responder: ((operation: string) => unknown) | undefined): void;
   /** Injected DynamoDB faults by kind. */
   dynamoInjected: { throttling: number; server: number; timeout: number; timeoutAfterWrite: number };
   close(): Promise<void>;
@@ -60,10 +65,10 @@ function dynamoErrorResponse(kind: 'throttling' | 'server'): HttpResponse {
 
 /** Starts dynalite, the fake AWS data plane and the functions (schedulers aws_batch and aws_sagemaker). */
 export async function startFunctionsEnvironment(
-  options: { schedulers?: string } = {},
+  options: { schedulers?: string; dynalite?: () => Promise<Dynalite> } = {},
 ): Promise<FunctionsEnvironment> {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  const db = await startDynalite();
+  const db = await (options.dynalite ?? startDynalite)();
   process.env.TXS_TABLE_NAME = db.tableName;
   process.env.TXS_DYNAMODB_ENDPOINT = db.endpoint;
   process.env.TXS_SCHEDULERS = options.schedulers ?? 'aws_batch,aws_sagemaker';
@@ -72,6 +77,7 @@ export async function startFunctionsEnvironment(
   const aws = new FakeAws();
   const dynamoCalls = new Map<string, number>();
   let faults: FaultOptions | undefined;
+  let responder: ((operation: string) => unknown) | undefined;
   let faultTurn = 0;
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
@@ -89,6 +95,17 @@ export async function startFunctionsEnvironment(
     );
     stack.add(
       (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
+        if (responder) {
+          const request = (args as { request: { headers: Record<string, string> } }).request;
+          const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+          const answer = responder(operation);
+          const response = new HttpResponse({
+            statusCode: 200,
+            headers: { 'content-type': 'application/x-amz-json-1.0' },
+            body: Readable.from([Buffer.from(JSON.stringify(answer))]),
+          });
+          return { response, output: undefined };
+        }
         if (!faults || faults.random() >= faults.rate) return next(args);
         const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
           | 'throttling'
@@ -128,6 +145,9 @@ export async function startFunctionsEnvironment(
     },
     setDynamoFaults(next) {
       faults = next;
+    },
+    setDynamoResponder(next) {
+      responder = next;
     },
     dynamoInjected,
     async close() {

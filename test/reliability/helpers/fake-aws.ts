@@ -225,8 +225,26 @@ export class FakeAws {
     });
     batch(DescribeJobsCommand, 'DescribeJobs', (input: { jobs?: string[] }) => ({
       jobs: (input.jobs ?? []).flatMap((id) => {
-        const job = this.batchJobs.get(id);
+        const [parentId = id, node] = id.split('#');
+        const job = this.batchJobs.get(parentId);
         if (!job) return [];
+        if (node !== undefined) {
+          const logStreamName = `${job.jobName}/default/${id.replace('#', '-')}`;
+          const nodeJob: JobDetail = {
+            jobArn: `arn:aws:batch:us-east-1:123456789012:job/${id}`,
+            jobId: id,
+            jobName: job.jobName,
+            jobQueue: job.jobQueue,
+            status: job.status,
+            createdAt: job.createdAt,
+            startedAt: job.createdAt,
+            jobDefinition: `arn:aws:batch:us-east-1:123456789012:job-definition/${job.definition.jobDefinitionName}:1`,
+            nodeDetails: { nodeIndex: Number(node), isMainNode: node === '0' },
+            container: { logStreamName },
+            attempts: [],
+          };
+          return [nodeJob];
+        }
         const detail: JobDetail = {
           jobArn: `arn:aws:batch:us-east-1:123456789012:job/${job.jobId}`,
           jobId: job.jobId,

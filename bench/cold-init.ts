@@ -1,0 +1,214 @@
+/**
+ * Cold init of every function bundle: a fresh `node --enable-source-maps` (as NodejsFunction runs it with
+ * source maps on) that (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
+ * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
+ * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiEvent } from '../test/reliability/helpers/lambda.js';
+import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
+import { median, msSince, progress, round } from './lib/stats.js';
+
+/** Targets of issue 7. */
+export const COLD_INIT_TARGET_MS = 40;
+export const API_BUNDLE_TARGET_BYTES = 250 * 1024;
+
+const BODY = {
+  scheduler: 'aws_batch',
+  component: 'dist.ddp',
+  args: ['-j', '2x8', '--script', 'train.py'],
+  cfg: { queue: 'ml-gpu-queue' },
+};
+const APP = { scheduler: 'aws_batch', appId: 'ml-gpu-queue:train-abc123' };
+
+/** The first event each function gets in the probe. */
+function firstEvent(name: string): unknown {
+  switch (name) {
+    case 'Schedulers':
+      return apiEvent({ method: 'GET', resource: '/v1/schedulers' });
+    case 'Components':
+      return apiEvent({ method: 'GET', resource: '/v1/components' });
+    case 'Dryrun':
+      return apiEvent({ method: 'POST', resource: '/v1/dryrun', body: BODY });
+    case 'Run':
+      return apiEvent({ method: 'POST', resource: '/v1/apps', body: BODY });
+    case 'List':
+      return apiEvent({ method: 'GET', resource: '/v1/apps' });
+    case 'Status':
+      return apiEvent({ method: 'GET', resource: '/v1/apps/{scheduler}/{appId}', pathParameters: APP });
+    case 'Delete':
+      return apiEvent({ method: 'DELETE', resource: '/v1/apps/{scheduler}/{appId}', pathParameters: APP });
+    case 'Cancel':
+      return apiEvent({
+        method: 'POST',
+        resource: '/v1/apps/{scheduler}/{appId}/cancel',
+        pathParameters: APP,
+      });
+    case 'Logs':
+      return apiEvent({ method: 'GET', resource: '/v1/apps/{scheduler}/{appId}/logs', pathParameters: APP });
+    case 'StateChange':
+      return JSON.parse(
+        readFileSync(join(ROOT, 'test/fixtures/aws-batch/events/batch-single-running.json'), 'utf8'),
+      );
+    default:
+      return {};
+  }
+}
+
+/** An AWS endpoint on loopback that refuses everything at once (400, not retryable). */
+async function startStub(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests += 1;
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(400, {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amzn-errortype': 'ResourceNotFoundException',
+        connection: 'close',
+      });
+      res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'bench stub: nothing here' }));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () => new Promise((ok) => server.close(() => ok())),
+  };
+}
+
+interface ProcessSample {
+  /** Wall time of the whole process (ms). */
+  wallMs: number;
+  /** CPU time (user + system) of the process when it exits (ms). */
+  cpuMs: number;
+  /** In-process import and first-invocation times (probe only). */
+  importMs: number;
+  invokeMs: number;
+}
+
+const BARE = [
+  '-e',
+  'const c = process.cpuUsage(); process.stderr.write(JSON.stringify({cpuMs: (c.user + c.system) / 1000}))',
+];
+
+function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSample> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const wallMs = msSince(start);
+      if (code === 0) {
+        const report = JSON.parse(stderr.trim().split('\n').pop() ?? '{}') as Partial<ProcessSample>;
+        resolve({
+          wallMs,
+          cpuMs: report.cpuMs ?? 0,
+          importMs: report.importMs ?? 0,
+          invokeMs: report.invokeMs ?? 0,
+        });
+      } else reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(0, 2000)}`));
+    });
+  });
+}
+
+/** Cold-init figures of one bundle. */
+export interface ColdInitResult {
+  name: string;
+  kind: 'api' | 'event';
+  bytes: number;
+  kb: number;
+  /** Median wall time of "import the bundle" over bare node (ms). */
+  importMs: number;
+  /** Median wall time of "import + first invocation" over bare node (ms): the cold-init figure. */
+  initMs: number;
+  /** Median CPU time of "import + first invocation" over bare node's (ms): robust to a busy machine. */
+  initCpuMs: number;
+  /** In-process medians: the import itself, and the first invocation (clients built, first request). */
+  inProcessImportMs: number;
+  inProcessFirstInvokeMs: number;
+  top: { input: string; kb: number }[];
+}
+
+/** Cold-init figures of all bundles. */
+export interface ColdInitReport {
+  bareNodeMs: number;
+  bareNodeCpuMs: number;
+  runs: number;
+  bundles: ColdInitResult[];
+}
+
+/** Builds the bundles and measures them. */
+export async function coldInit(runs = 11): Promise<ColdInitReport> {
+  progress('building bundles with the stack options');
+  const bundles = await buildBundles(join(tmpdir(), `txs-bench-bundles-${process.pid}`));
+  const stub = await startStub();
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL: stub.url,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    TXS_TABLE_NAME: 'txs-apps',
+    TXS_BATCH_QUEUES: 'ml-gpu-queue',
+  };
+  const flags = ['--enable-source-maps'];
+  const probe = join(ROOT, 'bench/probe.mjs');
+  const bare: ProcessSample[] = [];
+  const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
+    bundles.map((b) => [b.name, { import: [], invoke: [] }]),
+  );
+  // One warm-up of each so the file cache is hot, then alternating measured rounds.
+  for (const b of bundles) await timeProcess([...flags, probe, b.file, 'import'], env);
+  for (let round = 0; round < runs; round++) {
+    progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
+    for (const b of bundles) {
+      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+      bare.push(await timeProcess([...flags, ...BARE], env));
+      s.import.push(await timeProcess([...flags, probe, b.file, 'import'], env));
+      s.invoke.push(
+        await timeProcess([...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], env),
+      );
+    }
+  }
+  await stub.close();
+  const bareNodeMs = median(bare.map((x) => x.wallMs));
+  const bareNodeCpuMs = median(bare.map((x) => x.cpuMs));
+  return {
+    bareNodeMs: round(bareNodeMs),
+    bareNodeCpuMs: round(bareNodeCpuMs),
+    runs,
+    bundles: bundles.map((b: BuiltBundle) => {
+      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+      return {
+        name: b.name,
+        kind: b.kind,
+        bytes: b.bytes,
+        kb: round(b.bytes / 1024),
+        importMs: round(median(s.import.map((x) => x.wallMs)) - bareNodeMs),
+        initMs: round(median(s.invoke.map((x) => x.wallMs)) - bareNodeMs),
+        initCpuMs: round(median(s.invoke.map((x) => x.cpuMs)) - bareNodeCpuMs),
+        inProcessImportMs: round(median(s.import.map((x) => x.importMs))),
+        inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
+        top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
+      };
+    }),
+  };
+}

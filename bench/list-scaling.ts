@@ -1,0 +1,130 @@
+/**
+ * List scaling: `GET /v1/apps` page latency (the deployed handler, in-process, against dynalite) for one
+ * owner holding 1k, 10k and 100k records. Records are seeded with BatchWriteItem in the store's own item
+ * format (1% RUNNING, the rest finished). Measured: the first page (50 newest), the page after 10 pages
+ * (nextToken), and a filtered page (state=RUNNING).
+ */
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { AppRecord } from '../lib/specs/index.js';
+import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
+import type { FunctionsEnvironment } from '../test/reliability/helpers/environment.js';
+import { invoke } from '../test/reliability/helpers/lambda.js';
+import { median, msSince, progress, quantile, round } from './lib/stats.js';
+
+const OWNER = 'arn:aws:iam::000000000000:user/bench-list';
+
+/** Page latencies at one table size. */
+export interface ListRow {
+  records: number;
+  firstPageP50Ms: number;
+  firstPageP99Ms: number;
+  tenthPageP50Ms: number;
+  filteredP50Ms: number;
+  /** Records the filtered page returned (the filter is applied after the key condition). */
+  filteredReturned: number;
+}
+
+type ItemMaker = { appItem(record: AppRecord, version: number): Record<string, unknown> };
+
+async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const start = process.hrtime.bigint();
+    await fn();
+    out.push(msSince(start));
+  }
+  return out;
+}
+
+export async function listScaling(
+  env: FunctionsEnvironment,
+  sizes = [1_000, 10_000, 100_000],
+): Promise<ListRow[]> {
+  const store = env.container.store();
+  const template = await store.create({
+    handle: makeAppHandle('aws_batch', 'torchx', 'ml-gpu-queue:list-template'),
+    scheduler: 'aws_batch',
+    session: 'torchx',
+    appId: 'ml-gpu-queue:list-template',
+    nativeName: 'list-template',
+    owner: 'bench-template',
+    name: 'trainer',
+    app: makeAppDef({ name: 'trainer' }),
+    cfg: { queue: 'ml-gpu-queue' },
+    state: 'SUBMITTED',
+    createdAt: Date.now(),
+  });
+  // The store's private item builder: seeded items are exactly what `create` would write.
+  const maker = store as unknown as ItemMaker;
+  const rows: ListRow[] = [];
+  let seeded = 0;
+  // Recent enough that no finished record is past its retention (expired records are filtered out).
+  const base = Date.now() - 86_400_000;
+  for (const size of sizes) {
+    const started = process.hrtime.bigint();
+    const batches: Record<string, unknown>[][] = [];
+    for (let i = seeded; i < size; i++) {
+      const jobName = `list-${i}`;
+      const appId = `ml-gpu-queue:${jobName}`;
+      const state = i % 100 === 0 ? 'RUNNING' : i % 3 === 0 ? 'FAILED' : 'SUCCEEDED';
+      const createdAt = base + i * 10;
+      const record: AppRecord = {
+        ...template.record,
+        handle: makeAppHandle('aws_batch', 'torchx', appId),
+        appId,
+        nativeName: jobName,
+        owner: OWNER,
+        state,
+        createdAt,
+        updatedAt: createdAt + 50,
+        lastEventTime: createdAt + 50,
+      };
+      if (batches.length === 0 || (batches[batches.length - 1]?.length ?? 0) >= 25) batches.push([]);
+      batches[batches.length - 1]?.push(maker.appItem(record, 1));
+    }
+    let written = 0;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (next < batches.length) {
+          let items = (batches[next++] ?? []).map((Item) => ({ PutRequest: { Item } }));
+          while (items.length > 0) {
+            const out = await env.db.documentClient.send(
+              new BatchWriteCommand({ RequestItems: { [env.db.tableName]: items } }),
+            );
+            items = (out.UnprocessedItems?.[env.db.tableName] ?? []) as typeof items;
+          }
+          written += 25;
+          if (written % 10_000 < 25) progress(`list scaling: seeded ${seeded + written}/${size} records`);
+        }
+      }),
+    );
+    progress(`list scaling: ${size} records seeded in ${round(msSince(started) / 1000)} s; measuring`);
+    seeded = size;
+    const call = (query: Record<string, string> = {}) =>
+      invoke(env.api.List, { method: 'GET', resource: '/v1/apps', user: OWNER, query });
+    const first = await timed(30, async () => {
+      const reply = await call();
+      if ((reply.body.apps as unknown[]).length !== 50) throw new Error('first page is not full');
+    });
+    let token = '';
+    for (let p = 0; p < 10; p++)
+      token = String((await call(token ? { nextToken: token } : {})).body.nextToken);
+    const tenth = await timed(20, async () => {
+      await call({ nextToken: token });
+    });
+    let filteredReturned = 0;
+    const filtered = await timed(10, async () => {
+      filteredReturned = ((await call({ state: 'RUNNING' })).body.apps as unknown[]).length;
+    });
+    rows.push({
+      records: size,
+      firstPageP50Ms: round(median(first)),
+      firstPageP99Ms: round(quantile(first, 0.99)),
+      tenthPageP50Ms: round(median(tenth)),
+      filteredP50Ms: round(median(filtered)),
+      filteredReturned,
+    });
+  }
+  return rows;
+}
