@@ -97,7 +97,7 @@ export async function stateChangeIngestion(env: FunctionsEnvironment, apps = 500
         },
       }),
     );
-    const item = {
+    const item: Record<string, unknown> = {
       ...raw.Item,
       state: { S: 'SUBMITTED' },
       stateRank: { N: '1' },
