@@ -147,7 +147,7 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
           method: 'GET',
           resource: `${resource}/logs`,
           pathParameters: batchApp,
-          query: { role: 'trainer' },
+          query: {},
         })
       ).statusCode,
   );

@@ -1,0 +1,275 @@
+/**
+ * `npm run bench`: every benchmark of issue 7, printed as tables and written to bench/results/latest.json.
+ * `npm run bench -- --only=sizes,cold,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
+ * fewer runs and smaller tables (for trying changes, not for the README).
+ */
+import { writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildBundles, ROOT } from './bundling.js';
+import { progress, round, table } from './lib/stats.js';
+
+Object.assign(process.env, {
+  AWS_REGION: 'us-east-1',
+  AWS_ACCESS_KEY_ID: 'bench',
+  AWS_SECRET_ACCESS_KEY: 'bench',
+  AWS_EC2_METADATA_DISABLED: 'true',
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  POWERTOOLS_LOG_LEVEL: 'SILENT',
+  POWERTOOLS_METRICS_DISABLED: 'true',
+});
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const onlyArg = args.find((a) => a.startsWith('--only='));
+const only = onlyArg ? new Set(onlyArg.slice('--only='.length).split(',')) : undefined;
+const wanted = (name: string) => only === undefined || only.has(name);
+
+const TARGETS = {
+  coldInitMs: 40,
+  apiBundleKB: 250,
+  eventsPerSecond: 3000,
+  listPage100kOver1k: 1.5,
+};
+
+const started = Date.now();
+const results: Record<string, unknown> = {};
+const verdicts: { target: string; met: boolean; measured: string }[] = [];
+const out: string[] = [];
+const section = (title: string, body: string) => {
+  const text = `\n## ${title}\n\n${body}\n`;
+  out.push(text);
+  process.stdout.write(text);
+};
+
+if (wanted('sizes')) {
+  progress('bundle sizes: stack options, plus two experiments');
+  const dir = join(tmpdir(), `txs-bench-sizes-${process.pid}`);
+  const stack = await buildBundles(join(dir, 'stack'));
+  const envCredentials = await buildBundles(join(dir, 'env-credentials'), {
+    alias: { '@aws-sdk/credential-provider-node': join(ROOT, 'bench/lambda-credentials.ts') },
+  });
+  const sdkExternal = await buildBundles(join(dir, 'sdk-external'), {
+    external: ['@aws-sdk/*', '@smithy/*'],
+  });
+  const rows = stack.map((b, i) => ({
+    name: b.name,
+    kind: b.kind,
+    kb: round(b.bytes / 1024),
+    envCredentialsKb: round((envCredentials[i]?.bytes ?? 0) / 1024),
+    sdkExternalKb: round((sdkExternal[i]?.bytes ?? 0) / 1024),
+    top: b.top.map((t) => `${t.input} ${round(t.bytes / 1024)}`).join(', '),
+  }));
+  results.bundleSizes = rows;
+  section(
+    'Bundle sizes (KB, minified ESM, SDK bundled)',
+    table(
+      ['function', 'stack options', 'env-only credentials', 'SDK external', 'largest inputs (KB)'],
+      rows.map((r) => [r.name, r.kb, r.envCredentialsKb, r.sdkExternalKb, r.top]),
+    ),
+  );
+  const api = rows.filter((r) => r.kind === 'api');
+  const over = api.filter((r) => r.kb > TARGETS.apiBundleKB);
+  verdicts.push({
+    target: `each API bundle ≤ ${TARGETS.apiBundleKB} KB`,
+    met: over.length === 0,
+    measured: `${api.length - over.length}/${api.length} within; largest ${Math.max(...api.map((r) => r.kb))} KB`,
+  });
+}
+
+if (wanted('cold')) {
+  const { coldInit } = await import('./cold-init.js');
+  const report = await coldInit(quick ? 3 : 11);
+  results.coldInit = report;
+  section(
+    `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; --enable-source-maps)`,
+    table(
+      [
+        'function',
+        'KB',
+        'import',
+        'import + first call',
+        'CPU, import + first call',
+        'in-process import',
+        'in-process first call',
+      ],
+      report.bundles.map((b) => [
+        b.name,
+        b.kb,
+        b.importMs,
+        b.initMs,
+        b.initCpuMs,
+        b.inProcessImportMs,
+        b.inProcessFirstInvokeMs,
+      ]),
+    ),
+  );
+  const over = report.bundles.filter((b) => b.initMs > TARGETS.coldInitMs);
+  verdicts.push({
+    target: `cold init ≤ ${TARGETS.coldInitMs} ms over bare node`,
+    met: over.length === 0,
+    measured: `${report.bundles.length - over.length}/${report.bundles.length} within; ${Math.min(...report.bundles.map((b) => b.initMs))}–${Math.max(...report.bundles.map((b) => b.initMs))} ms`,
+  });
+}
+
+const inProcess = ['dryrun', 'calls', 'ingestion', 'list'].some(wanted);
+if (inProcess) {
+  const { startFunctionsEnvironment } = await import('../test/reliability/helpers/environment.js');
+  const { startDynaliteProcess } = await import('./lib/dynalite-child.js');
+  const env = await startFunctionsEnvironment({ dynalite: startDynaliteProcess });
+  try {
+    if (wanted('dryrun')) {
+      const { dryrunThroughput } = await import('./dryrun.js');
+      const rows = await dryrunThroughput(env);
+      results.dryrun = rows;
+      section(
+        'In-process dryrun throughput (one thread)',
+        table(
+          ['app', 'through', 'dryruns/s', 'µs each'],
+          rows.map((r) => [r.app, r.via, r.perSecond, r.usPerOp]),
+        ),
+      );
+    }
+    if (wanted('calls')) {
+      const { awsCallsPerOperation } = await import('./calls.js');
+      const rows = await awsCallsPerOperation(env);
+      results.awsCalls = rows;
+      const fmt = (r: Record<string, number>) =>
+        Object.entries(r)
+          .map(([k, v]) => `${k.replace(/Command$/, '')}×${v}`)
+          .join(' ') || '—';
+      section(
+        'AWS calls per operation (SDK middleware on DynamoDB, the fake data plane for Batch/SageMaker/Logs)',
+        table(
+          ['operation', 'HTTP', 'DynamoDB', 'Batch / SageMaker / Logs', 'total'],
+          rows.map((r) => [r.operation, r.status, fmt(r.dynamodb), fmt(r.backend), r.total]),
+        ),
+      );
+      const status = rows.find((r) => r.operation === 'status');
+      verdicts.push({
+        target: 'status makes no scheduler call',
+        met: status?.schedulerCalls === 0,
+        measured: `status: ${status?.total} call(s), ${status?.schedulerCalls} to a scheduler`,
+      });
+    }
+    if (wanted('ingestion')) {
+      const { stateChangeIngestion } = await import('./ingestion.js');
+      const rows = await stateChangeIngestion(env, quick ? 100 : 500);
+      results.ingestion = rows;
+      section(
+        'State-change ingestion (events through the state-change function; dynalite in its own process)',
+        table(
+          [
+            'concurrency',
+            'events',
+            'events/s into dynalite',
+            'CPU ms/event',
+            'events/s, DynamoDB in memory',
+            'CPU ms/event, in memory',
+            'reads/event',
+            'writes/event',
+            'dynalite GetItem/s',
+          ],
+          rows.map((r) => [
+            r.concurrency,
+            r.events,
+            r.eventsPerSecond,
+            r.cpuMsPerEvent,
+            r.inMemoryEventsPerSecond,
+            r.inMemoryCpuMsPerEvent,
+            r.readsPerEvent,
+            r.writesPerEvent,
+            r.dynaliteGetItemsPerSecond,
+          ]),
+        ),
+      );
+      const best = Math.max(...rows.map((r) => r.eventsPerSecond));
+      const bestMemory = Math.max(...rows.map((r) => r.inMemoryEventsPerSecond));
+      verdicts.push({
+        target: `≥ ${TARGETS.eventsPerSecond} events/s`,
+        met: best >= TARGETS.eventsPerSecond,
+        measured: `${best}/s into dynalite; ${bestMemory}/s with DynamoDB answered in memory (one process)`,
+      });
+    }
+    if (wanted('list')) {
+      const { listScaling } = await import('./list-scaling.js');
+      const rows = await listScaling(env, quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]);
+      results.listScaling = rows;
+      section(
+        'List scaling (GET /v1/apps for one owner, in-process handler, dynalite in its own process)',
+        table(
+          [
+            'records',
+            'first page p50 ms',
+            'first page p99 ms',
+            '11th page p50 ms',
+            'state=RUNNING p50 ms',
+            'RUNNING returned',
+          ],
+          rows.map((r) => [
+            r.records,
+            r.firstPageP50Ms,
+            r.firstPageP99Ms,
+            r.tenthPageP50Ms,
+            r.filteredP50Ms,
+            r.filteredReturned,
+          ]),
+        ),
+      );
+      const first = rows[0];
+      const last = rows[rows.length - 1];
+      if (first && last) {
+        const ratio = round(last.firstPageP50Ms / first.firstPageP50Ms, 2);
+        verdicts.push({
+          target: `list page at ${last.records} ≤ ${TARGETS.listPage100kOver1k}× the page at ${first.records}`,
+          met: ratio <= TARGETS.listPage100kOver1k,
+          measured: `${ratio}× (${last.firstPageP50Ms} ms vs ${first.firstPageP50Ms} ms)`,
+        });
+      }
+    }
+  } finally {
+    await env.close();
+  }
+}
+
+if (wanted('latency')) {
+  const { apiLatency } = await import('./api-latency.js');
+  const rows = await apiLatency(quick ? [1, 10] : [1, 10, 100]);
+  results.apiLatency = rows;
+  section(
+    'Local API latency (npm start server in its own process; closed-loop clients)',
+    table(
+      ['operation', 'clients', 'requests', 'p50 ms', 'p99 ms', 'requests/s'],
+      rows.map((r) => [r.operation, r.clients, r.requests, r.p50Ms, r.p99Ms, r.perSecond]),
+    ),
+  );
+}
+
+section(
+  'Targets',
+  table(
+    ['target', 'met', 'measured'],
+    verdicts.map((v) => [v.target, v.met ? 'met' : 'MISSED', v.measured]),
+  ),
+);
+
+const machine = {
+  node: process.version,
+  cpus: cpus().length,
+  cpuModel: cpus()[0]?.model ?? 'unknown',
+  loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
+};
+const report = {
+  generatedAt: new Date().toISOString(),
+  durationSeconds: Math.round((Date.now() - started) / 1000),
+  quick,
+  only: only ? [...only] : 'all',
+  machine,
+  targets: TARGETS,
+  verdicts,
+  results,
+};
+const file = join(ROOT, 'bench/results', quick || only ? 'partial.json' : 'latest.json');
+writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+progress(`wrote ${file} in ${report.durationSeconds} s`);
+process.exit(0);
