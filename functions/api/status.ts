@@ -7,7 +7,7 @@ import { handleFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const handle = handleFromPath(req);
-  // Without refresh, status is one read of the record: no scheduler module is loaded, no scheduler is asked.
+  // Without refresh, status is one read of the record: no scheduler (or its SDK client) is built or asked.
   const record = boolParam('refresh', req.query('refresh'))
     ? await runner().refresh(handle, req.owner)
     : await recordsRunner().get(handle, req.owner);

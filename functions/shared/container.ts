@@ -4,12 +4,14 @@
  * Local mode configures an in-process event sink and publisher before the first call.
  *
  * Each function pays only for what it uses:
- * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB). List, status, the state-change
- *   function. It loads no scheduler module and creates no Batch, SageMaker or Logs client.
- * - {@link runner}: the full Runner. Scheduler modules (and with them the Batch, SageMaker and CloudWatch Logs
- *   SDKs) are loaded by dynamic `import()` on the first call, so a bundle evaluates them only when a request
- *   needs a scheduler; each SDK client is created when its scheduler is first used.
- * - The EventBridge client is loaded and created on the first published transition.
+ * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB): list, status without refresh,
+ *   the state-change function. A bundle that uses only this carries no scheduler code and no Batch,
+ *   SageMaker or CloudWatch Logs SDK.
+ * - {@link runner}: the full Runner (every enabled scheduler, wired in `backends/`). Each scheduler, and its
+ *   SDK client, is created when a request first uses it.
+ * - The EventBridge client is created with the publisher, when a bus is configured.
+ * Scheduler modules are imported statically on purpose: esbuild inlines a dynamic `import()` into the
+ * single-file bundle but then cannot tree-shake the SDK packages behind it (the bundles grew by 60%).
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
