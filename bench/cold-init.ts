@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
 import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
 import { median, msSince, progress, round } from './lib/stats.js';
@@ -141,18 +142,37 @@ export interface ColdInitResult {
   top: { input: string; kb: number }[];
 }
 
+/** A variant of the build or the runtime flags, measured like the stack's bundles. */
+export interface ColdInitVariant {
+  name: string;
+  /** esbuild options added to the stack's. */
+  build?: BuildOptions;
+  /** Node flags instead of `--enable-source-maps`. */
+  flags?: string[];
+}
+
 /** Cold-init figures of all bundles. */
 export interface ColdInitReport {
   bareNodeMs: number;
   bareNodeCpuMs: number;
   runs: number;
   bundles: ColdInitResult[];
+  /** Per variant: bundle name → median "import + first call" over bare node (ms), and size (KB). */
+  variants: { name: string; bundles: Record<string, { kb: number; initMs: number; importMs: number }> }[];
 }
 
 /** Builds the bundles and measures them. */
-export async function coldInit(runs = 11): Promise<ColdInitReport> {
+export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Promise<ColdInitReport> {
   progress('building bundles with the stack options');
-  const bundles = await buildBundles(join(tmpdir(), `txs-bench-bundles-${process.pid}`));
+  const outDir = join(tmpdir(), `txs-bench-bundles-${process.pid}`);
+  const bundles = await buildBundles(join(outDir, 'stack'));
+  const variantBundles: { variant: ColdInitVariant; bundles: BuiltBundle[] }[] = [];
+  for (const [i, variant] of variants.entries()) {
+    variantBundles.push({
+      variant,
+      bundles: await buildBundles(join(outDir, `variant-${i}`), variant.build ?? {}),
+    });
+  }
   const stub = await startStub();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -175,6 +195,7 @@ export async function coldInit(runs = 11): Promise<ColdInitReport> {
   const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
     bundles.map((b) => [b.name, { import: [], invoke: [] }]),
   );
+  const variantSamples = variantBundles.map(() => new Map<string, { import: number[]; invoke: number[] }>());
   // One warm-up of each so the file cache is hot, then alternating measured rounds.
   for (const b of bundles) await timeProcess([...flags, probe, b.file, 'import'], env);
   for (let round = 0; round < runs; round++) {
@@ -186,6 +207,18 @@ export async function coldInit(runs = 11): Promise<ColdInitReport> {
       s.invoke.push(
         await timeProcess([...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], env),
       );
+      for (const [v, { variant, bundles: vb }] of variantBundles.entries()) {
+        const file = vb.find((x) => x.name === b.name)?.file ?? b.file;
+        const vflags = variant.flags ?? flags;
+        const map = variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>;
+        const vs = map.get(b.name) ?? { import: [], invoke: [] };
+        map.set(b.name, vs);
+        vs.import.push((await timeProcess([...vflags, probe, file, 'import'], env)).wallMs);
+        vs.invoke.push(
+          (await timeProcess([...vflags, probe, file, 'invoke', JSON.stringify(firstEvent(b.name))], env))
+            .wallMs,
+        );
+      }
     }
   }
   await stub.close();
@@ -195,6 +228,22 @@ export async function coldInit(runs = 11): Promise<ColdInitReport> {
     bareNodeMs: round(bareNodeMs),
     bareNodeCpuMs: round(bareNodeCpuMs),
     runs,
+    variants: variantBundles.map(({ variant, bundles: vb }, v) => ({
+      name: variant.name,
+      bundles: Object.fromEntries(
+        vb.map((b) => {
+          const vs = (variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>).get(b.name);
+          return [
+            b.name,
+            {
+              kb: round(b.bytes / 1024),
+              importMs: round(median(vs?.import ?? []) - bareNodeMs),
+              initMs: round(median(vs?.invoke ?? []) - bareNodeMs),
+            },
+          ];
+        }),
+      ),
+    })),
     bundles: bundles.map((b: BuiltBundle) => {
       const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
       return {

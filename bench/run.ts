@@ -79,7 +79,13 @@ if (wanted('sizes')) {
 
 if (wanted('cold')) {
   const { coldInit } = await import('./cold-init.js');
-  const report = await coldInit(quick ? 3 : 11);
+  const report = await coldInit(quick ? 3 : 11, [
+    {
+      name: 'env-only credentials',
+      build: { alias: { '@aws-sdk/credential-provider-node': join(ROOT, 'bench/lambda-credentials.ts') } },
+    },
+    { name: 'no --enable-source-maps', flags: [] },
+  ]);
   results.coldInit = report;
   section(
     `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; --enable-source-maps)`,
@@ -101,6 +107,17 @@ if (wanted('cold')) {
         b.initCpuMs,
         b.inProcessImportMs,
         b.inProcessFirstInvokeMs,
+      ]),
+    ),
+  );
+  section(
+    'Cold init experiments (ms over bare node, import + first call; same runs)',
+    table(
+      ['function', 'stack', ...report.variants.map((v) => v.name)],
+      report.bundles.map((b) => [
+        b.name,
+        b.initMs,
+        ...report.variants.map((v) => v.bundles[b.name]?.initMs ?? ''),
       ]),
     ),
   );
