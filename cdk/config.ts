@@ -29,7 +29,7 @@ export const CONTEXT_KEYS = {
   eventBusName: 'Name of the bus for normalized events',
   alarmTopicArn: 'SNS topic every alarm notifies',
   webAclArn: 'WAFv2 web ACL to associate with the API stage',
-  apiGatewayCloudWatchRole: 'false to keep the account's existing API Gateway logging role',
+  apiGatewayCloudWatchRole: "false to keep the account's existing API Gateway logging role",
 } as const;
 
 /** Stage name and stack props from context. */

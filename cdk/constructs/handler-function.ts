@@ -102,6 +102,9 @@ export class HandlerFunction extends Construct {
         // Bundle the AWS SDK too: the versions package-lock.json pins, not whatever the runtime ships.
         externalModules: [],
         forceDockerBundling: false,
+        // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates, so
+        // that synth stays offline even with no user npmrc.
+        environment: { npm_config_update_notifier: 'false' },
       },
     });
   }

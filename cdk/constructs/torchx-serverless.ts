@@ -210,8 +210,6 @@ export class TorchxServerless extends Construct {
       [ENV.tableName]: this.table.tableName,
       [ENV.eventBusName]: this.eventBus.eventBusName,
       [ENV.schedulers]: schedulers.join(','),
-      POWERTOOLS_SERVICE_NAME: 'torchx-serverless',
-      POWERTOOLS_METRICS_NAMESPACE: 'TorchxServerless',
       NODE_OPTIONS: '--enable-source-maps',
     };
     if (props.batchJobQueues !== undefined) environment[ENV.batchQueues] = props.batchJobQueues.join(',');

@@ -140,7 +140,6 @@ describe('TorchxServerless functions', () => {
     expect(env[ENV.schedulers]).toBe('aws_batch,aws_sagemaker');
     expect(env[ENV.batchQueues]).toBe(CONFIGURED.batchJobQueues?.join(','));
     expect(env.NODE_OPTIONS).toBe('--enable-source-maps');
-    expect(env.POWERTOOLS_SERVICE_NAME).toBe('torchx-serverless');
   });
 
   it('passes optional settings only when given', () => {
@@ -282,7 +281,7 @@ describe('TorchxServerless state-change events', () => {
       JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.batch'),
     );
     expect(batchRule?.Properties.EventBusName).toBeUndefined(); // the default bus, where AWS services publish
-    expect(Object.keys(batchRule?.Properties.EventPattern as object)).not.toContain('detail');
+    expect(Object.keys(batchRule!.Properties.EventPattern as object)).not.toContain('detail');
   });
 
   it('matches only the configured queues when batchJobQueues is set', () => {
@@ -296,7 +295,7 @@ describe('TorchxServerless state-change events', () => {
     const [batchRule] = Object.values(resources(configured, 'AWS::Events::Rule')).filter((r) =>
       JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.batch'),
     );
-    const queues = (batchRule?.Properties.EventPattern as { detail: { jobQueue: unknown[] } }).detail
+    const queues = (batchRule!.Properties.EventPattern as { detail: { jobQueue: unknown[] } }).detail
       .jobQueue;
     expect(queues.map(render)).toEqual([
       stackArn('batch', 'job-queue/gpu-queue'),
@@ -331,7 +330,7 @@ describe('TorchxServerless state-change events', () => {
       MessageRetentionPeriod: 14 * 24 * 3600,
     });
     const [policy] = Object.values(resources(defaults, 'AWS::SQS::QueuePolicy'));
-    const statements = (policy?.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
+    const statements = (policy!.Properties.PolicyDocument as { Statement: Record<string, unknown>[] })
       .Statement;
     expect(
       statements.some(

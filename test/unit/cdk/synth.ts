@@ -31,12 +31,17 @@ export const CONFIGURED: TorchxServerlessStackProps = {
   sageMakerExecutionRoleArns: ['arn:aws:iam::123456789012:role/SageMakerTraining'],
 };
 
-/** Builds the stack in a fresh app (bundling skipped unless `bundle`), without synthesizing the app. */
+/**
+ * Builds the stack in a fresh app, without synthesizing it. Bundling is skipped unless `bundle`; CDK's built-in
+ * CloudFormation template validation (seconds of WebAssembly start-up per test file) is off: the cdk-nag test
+ * runs it.
+ */
 export function buildStack(
   props: TorchxServerlessStackProps = {},
   options: { bundle?: boolean; outdir?: string } = {},
 ): { app: App; stack: TorchxServerlessStack } {
   const app = new App({
+    builtinCloudFormationValidation: false,
     context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
