@@ -18,7 +18,7 @@ export const CONTEXT_KEYS = {
   sageMakerExecutionRoleArns: 'IAM roles SageMaker training jobs may run as, comma-separated',
   jobLogGroupNames: 'Log groups the logs route may read, comma-separated',
   schedulers: 'aws_batch and/or aws_sagemaker, comma-separated',
-  tableRemovalPolicy: 'retain (default), snapshot or destroy',
+  tableRemovalPolicy: 'retain (default) or destroy',
   recordRetentionDays: 'Days to keep finished app records',
   sessionName: 'Default session of new app handles',
   throttlingRateLimit: 'API requests per second',
@@ -43,7 +43,6 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const REMOVAL_POLICIES: Readonly<Record<string, RemovalPolicy>> = {
   retain: RemovalPolicy.RETAIN,
-  snapshot: RemovalPolicy.SNAPSHOT,
   destroy: RemovalPolicy.DESTROY,
 };
 
@@ -119,7 +118,7 @@ export function readDeployConfig(
     if (policy === undefined)
       issues.push({
         path: 'tableRemovalPolicy',
-        message: `must be retain, snapshot or destroy, got '${removal}'`,
+        message: `must be retain or destroy, got '${removal}'`,
       });
     else set('tableRemovalPolicy', policy);
   }

@@ -78,8 +78,8 @@ export interface TorchxServerlessProps {
    */
   readonly jobLogGroupNames?: readonly string[];
   /**
-   * What happens to the app table (and the stack's log groups) when the stack is deleted. With anything but
-   * DESTROY the table also gets deletion protection.
+   * What happens to the app table (and the stack's log groups) when the stack is deleted: RETAIN or DESTROY.
+   * With RETAIN the table also gets deletion protection.
    * @default RemovalPolicy.RETAIN
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
@@ -475,6 +475,7 @@ const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
 const QUEUE_ARN = /^arn:aws[a-z-]*:batch:[a-z0-9-]+:\d{12}:job-queue\/[A-Za-z0-9_-]{1,128}$/;
 const STAGE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const REMOVAL_POLICIES: ReadonlySet<RemovalPolicy> = new Set([RemovalPolicy.RETAIN, RemovalPolicy.DESTROY]);
 
 /** One problem with a prop: which one (`batchJobRoleArns.0`) and what is wrong with it. */
 export interface PropIssue {
@@ -525,6 +526,11 @@ export function validateProps(props: TorchxServerlessProps): void {
     issues.push({
       path: 'batchJobQueues',
       message: 'is empty; leave it out to allow every queue, or name at least one',
+    });
+  if (props.tableRemovalPolicy !== undefined && !REMOVAL_POLICIES.has(props.tableRemovalPolicy))
+    issues.push({
+      path: 'tableRemovalPolicy',
+      message: `DynamoDB tables and log groups support RETAIN or DESTROY, not ${props.tableRemovalPolicy}`,
     });
   if (props.schedulers?.length === 0)
     issues.push({

@@ -91,7 +91,7 @@ describe('readDeployConfig', () => {
       ].sort(),
     );
     expect(issues.find((i) => i.path === 'tableRemovalPolicy')?.message).toBe(
-      "must be retain, snapshot or destroy, got 'keep'",
+      "must be retain or destroy, got 'keep'",
     );
     expect(issues.find((i) => i.path === 'logRetentionDays')?.message).toMatch(
       /^must be one of 1, 3, 5, 7, 14, 30/,
@@ -122,6 +122,7 @@ describe('validateProps', () => {
         throttlingRateLimit: 0,
         stageName: 'prod/1',
         schedulers: ['local_cwd' as never],
+        tableRemovalPolicy: RemovalPolicy.SNAPSHOT,
       }),
     );
     expect(issues).toEqual([
@@ -135,6 +136,10 @@ describe('validateProps', () => {
         path: 'sageMakerExecutionRoleArns.0',
         message:
           "'arn:aws:iam::123456789012:user/alice' is not an IAM role ARN such as arn:aws:iam::123456789012:role/TrainingJobRole",
+      },
+      {
+        path: 'tableRemovalPolicy',
+        message: 'DynamoDB tables and log groups support RETAIN or DESTROY, not snapshot',
       },
       { path: 'schedulers.0', message: "'local_cwd' is not one of 'aws_batch', 'aws_sagemaker'" },
       { path: 'throttlingRateLimit', message: 'must be a positive number, got 0' },
