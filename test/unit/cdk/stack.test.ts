@@ -200,6 +200,14 @@ describe('TorchxServerless REST API', () => {
     expect(routes).toEqual(ROUTES.map((r) => `${r.method} ${r.path}`).sort());
   });
 
+  it('validates path parameters in API Gateway and leaves bodies to the handlers', () => {
+    defaults.template.resourceCountIs('AWS::ApiGateway::RequestValidator', 1);
+    defaults.template.hasResourceProperties('AWS::ApiGateway::RequestValidator', {
+      ValidateRequestParameters: true,
+      ValidateRequestBody: false,
+    });
+  });
+
   it('requires the path parameters of each route', () => {
     for (const method of Object.values(resources(defaults, 'AWS::ApiGateway::Method'))) {
       const required = Object.keys((method.Properties.RequestParameters as Record<string, boolean>) ?? {});
