@@ -446,9 +446,8 @@ async function runCommand(
   const config = await invocation.config();
   let component = componentArg;
   let args = [...componentArgs];
-  if (component === '--') {
-    component = args.shift();
-  }
+  // TorchX: when the first word is an option (e.g. `txs run -- --msg hi`), it and the rest are arguments of
+  // the component named in [cli:run] of .txsconfig.
   if (component?.startsWith('-')) {
     args = [component, ...args];
     component = undefined;

@@ -1,5 +1,3 @@
-import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -12,7 +10,7 @@ import {
   TxsClient,
   UsageError,
 } from '../../../lib/cli/index.js';
-import { apiError, type StubServer, startStubServer } from './helpers.js';
+import { apiError, closedPort, type StubServer, startStubServer } from './helpers.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -21,17 +19,6 @@ afterEach(async () => {
 });
 
 const noSleep = async () => undefined;
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : 0;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('TxsClient requests', () => {
   it('encodes the app id of a handle as one path segment, under the endpoint stage path', async () => {

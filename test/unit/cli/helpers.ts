@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer } from 'node:net';
 import type { CliIO } from '../../../lib/cli/index.js';
 
 export interface MemoryIO extends CliIO {
@@ -35,8 +36,18 @@ export function memoryIO(
   const sleeps: number[] = [];
   const files = options.files ?? {};
   return {
-    stdout: { write: (t) => void (stdout += t), isTTY: options.tty ?? false },
-    stderr: { write: (t) => void (stderr += t), isTTY: options.tty ?? false },
+    stdout: {
+      write: (t) => {
+        stdout += t;
+      },
+      isTTY: options.tty ?? false,
+    },
+    stderr: {
+      write: (t) => {
+        stderr += t;
+      },
+      isTTY: options.tty ?? false,
+    },
     env: { ...(options.env ?? {}) },
     cwd: options.cwd ?? '/work/project',
     homeDir: options.home ?? '/home/user',
@@ -150,4 +161,14 @@ export async function startStubServer(handler: StubHandler): Promise<StubServer>
 /** An API error reply. */
 export function apiError(status: number, code: string, message: string, details?: unknown[]): StubReply {
   return { status, body: { error: { code, message, ...(details ? { details } : {}), requestId: 'req-1' } } };
+}
+
+/** A local port nothing listens on (for "connection refused"). */
+export async function closedPort(): Promise<number> {
+  const server = createTcpServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
