@@ -13,7 +13,7 @@ import { buildCfg, runOptsFromDescriptions } from './cfg.js';
 import { TxsClient } from './client.js';
 import { loadConfig, type TxsConfig } from './config.js';
 import { resolveEndpoint } from './endpoint.js';
-import { CliError, ExitCode, InterruptedError, UsageError } from './errors.js';
+import { AppNotFoundError, CliError, ExitCode, InterruptedError, UsageError } from './errors.js';
 import {
   formatAppList,
   formatBuiltin,
@@ -522,6 +522,7 @@ async function runCommand(
   return waitAndReport(invocation, client, submitted.handle, {
     log: options.log === true,
     json: options.json === true,
+    justSubmitted: true,
   });
 }
 
@@ -533,7 +534,7 @@ async function waitAndReport(
   invocation: Invocation,
   client: TxsClient,
   handle: string,
-  options: { log: boolean; json: boolean },
+  options: { log: boolean; json: boolean; justSubmitted?: boolean },
 ): Promise<number> {
   const { io } = invocation;
   const controller = new AbortController();
@@ -544,7 +545,9 @@ async function waitAndReport(
   let liveTimer: ReturnType<typeof setInterval> | undefined;
   try {
     invocation.err(`waiting for ${handle} (Ctrl-C stops waiting; the app keeps running)`);
-    const first = await client.getApp(handle);
+    const first = options.justSubmitted
+      ? await getAppJustSubmitted(client, handle, (ms) => io.sleep(ms, controller.signal))
+      : await client.getApp(handle);
     if (live) liveTimer = setInterval(() => printer.redrawLive(), 1_000);
     const logs = options.log
       ? startLogFollowers(invocation, client, first, watch, controller.signal)
@@ -579,6 +582,25 @@ async function waitAndReport(
   } finally {
     if (liveTimer !== undefined) clearInterval(liveTimer);
     stopInterrupt();
+  }
+}
+
+/**
+ * Reads an app right after its submission, retrying "unknown app" a few times in case the store's read
+ * lags its write.
+ */
+async function getAppJustSubmitted(
+  client: TxsClient,
+  handle: string,
+  sleep: (ms: number) => Promise<void>,
+): Promise<AppResponse> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await client.getApp(handle);
+    } catch (error) {
+      if (!(error instanceof AppNotFoundError) || attempt >= 3) throw error;
+      await sleep(1_000);
+    }
   }
 }
 

@@ -197,6 +197,12 @@ describe('txs run --wait', () => {
     expect(err).toContain('AppStatus:\n    State: FAILED');
   });
 
+  it('retries a status read that does not see the just-submitted app yet', async () => {
+    api.nextRun = { hiddenReads: 2 };
+    const { code } = await txs(['run', '--wait', 'utils.echo']);
+    expect(code).toBe(ExitCode.OK);
+  });
+
   it('exits 1 when the app is cancelled', async () => {
     api.nextRun = { states: ['SUBMITTED', 'RUNNING', 'CANCELLED'] };
     expect((await txs(['run', '--wait', 'utils.echo'])).code).toBe(ExitCode.APP_FAILED);
@@ -245,6 +251,12 @@ describe('txs wait', () => {
     api.addApp('local_cwd://torchx/bad-1', { states: ['RUNNING', 'FAILED'] });
     expect((await txs(['wait', 'local_cwd://torchx/ok-1'])).code).toBe(ExitCode.OK);
     expect((await txs(['wait', 'local_cwd://torchx/bad-1'])).code).toBe(ExitCode.APP_FAILED);
+  });
+
+  it('says "unknown app" at once for a handle that does not exist', async () => {
+    const { code, io } = await txs(['wait', 'local_cwd://torchx/ghost-1']);
+    expect(code).toBe(ExitCode.NOT_FOUND);
+    expect(io.sleeps).toEqual([]);
   });
 });
 

@@ -19,6 +19,8 @@ export interface FakeAppScript {
   /** Log lines per `role/replica`, all visible once the app is RUNNING. */
   logs?: Record<string, string[]>;
   reason?: string;
+  /** Status reads that answer 404 first (a store read lagging its write). */
+  hiddenReads?: number;
 }
 
 interface FakeApp {
@@ -35,6 +37,7 @@ interface FakeApp {
   createdAt: number;
   cfg: unknown;
   reason?: string;
+  hiddenReads: number;
 }
 
 export interface FakeApi {
@@ -207,6 +210,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         logs: script.logs ?? {},
         createdAt,
         cfg: {},
+        hiddenReads: script.hiddenReads ?? 0,
         ...(script.reason === undefined ? {} : { reason: script.reason }),
       };
       apps.set(handle, app);
@@ -313,6 +317,10 @@ export async function startFakeApi(): Promise<FakeApi> {
       return {
         body: { lines: page, ...(complete ? {} : { nextToken: String(end) }), caughtUp: end >= lines.length },
       };
+    }
+    if (method === 'GET' && app.hiddenReads > 0) {
+      app.hiddenReads -= 1;
+      return apiError(404, 'UnknownApp', `Unknown app = ${app.handle}`);
     }
     if (method === 'GET') {
       const reply = { body: appJson(app) };
