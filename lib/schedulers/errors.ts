@@ -75,3 +75,27 @@ export class InvalidLogTokenError extends ValidationError {
     ]);
   }
 }
+
+/**
+ * The backend already holds a resource with the name the request uses (e.g. a SageMaker training job name
+ * that is taken). Submitting again with a new name (a new dry run) fixes it.
+ */
+export class BackendConflictError extends SchedulerError {
+  override readonly code = 'BackendConflict';
+}
+
+/**
+ * An account quota or limit of the backend was reached (e.g. SageMaker `ResourceLimitExceeded`). The
+ * message names the quota to raise in Service Quotas, or to wait for running jobs to finish.
+ */
+export class BackendQuotaExceededError extends SchedulerError {
+  override readonly code = 'BackendQuotaExceeded';
+}
+
+/**
+ * The backend rejected the request's content (e.g. a SageMaker `ValidationException` on submit) after the
+ * scheduler's own checks passed. The message carries the backend's explanation.
+ */
+export class BackendValidationError extends ValidationError {
+  override readonly code = 'BackendValidation';
+}

@@ -34,12 +34,21 @@ export class AppDryRunInfo<Request = unknown> {
     readonly cfg: Cfg,
     /** The native request. */
     readonly request: Request,
-    private readonly formatter: (request: Request) => string = (r) => JSON.stringify(r, null, 2),
-  ) {}
+    formatter: (request: Request) => string = (r) => JSON.stringify(r, null, 2),
+  ) {
+    this.renderer = { render: formatter };
+  }
+
+  /**
+   * Kept behind a method signature so that `AppDryRunInfo<SpecificRequest>` stays assignable to
+   * `AppDryRunInfo<unknown>` (a function-typed field would make `Request` invariant, and no concrete
+   * scheduler would fit the registry's `Scheduler` type).
+   */
+  private readonly renderer: { render(request: Request): string };
 
   /** Human-readable rendering of the request. */
   format(): string {
-    return this.formatter(this.request);
+    return this.renderer.render(this.request);
   }
 
   /** Same as {@link format}. */

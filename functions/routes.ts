@@ -1,0 +1,34 @@
+/**
+ * The API's routes: one Lambda function per route. The CDK stack creates a function and an API Gateway
+ * method from each entry; the local server routes HTTP requests with the same table. Pure data.
+ */
+
+/** One API route. */
+export interface RouteDefinition {
+  /** Function id, e.g. `Run`. */
+  readonly name: string;
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  /** API Gateway resource path with `{param}` segments. */
+  readonly path: string;
+  /** Handler module, relative to the repository root. */
+  readonly entry: string;
+}
+
+/** Every API route, in the order of docs/http-api.md. */
+export const ROUTES: readonly RouteDefinition[] = [
+  { name: 'Schedulers', method: 'GET', path: '/v1/schedulers', entry: 'functions/api/schedulers.ts' },
+  { name: 'Components', method: 'GET', path: '/v1/components', entry: 'functions/api/components.ts' },
+  { name: 'Dryrun', method: 'POST', path: '/v1/dryrun', entry: 'functions/api/dryrun.ts' },
+  { name: 'Run', method: 'POST', path: '/v1/apps', entry: 'functions/api/run.ts' },
+  { name: 'List', method: 'GET', path: '/v1/apps', entry: 'functions/api/list.ts' },
+  { name: 'Status', method: 'GET', path: '/v1/apps/{scheduler}/{appId}', entry: 'functions/api/status.ts' },
+  { name: 'Delete', method: 'DELETE', path: '/v1/apps/{scheduler}/{appId}', entry: 'functions/api/delete.ts' },
+  { name: 'Cancel', method: 'POST', path: '/v1/apps/{scheduler}/{appId}/cancel', entry: 'functions/api/cancel.ts' },
+  { name: 'Logs', method: 'GET', path: '/v1/apps/{scheduler}/{appId}/logs', entry: 'functions/api/logs.ts' },
+];
+
+/** The EventBridge-triggered functions. */
+export const EVENT_FUNCTIONS = {
+  stateChange: { name: 'StateChange', entry: 'functions/events/state-change.ts' },
+  reconciler: { name: 'Reconciler', entry: 'functions/reconciler/handler.ts' },
+} as const;

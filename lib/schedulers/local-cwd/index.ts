@@ -1,0 +1,11 @@
+/**
+ * The `local_cwd` scheduler: runs each replica as a process on this machine (TorchX's `local_cwd`).
+ *
+ * @module
+ */
+export * from './app-store.js';
+export { LiveApp, type LocalStateChange, SERVER_STOPPED_REASON } from './live-app.js';
+export * from './local-cwd-scheduler.js';
+export * from './log-files.js';
+export * from './processes.js';
+export * from './translate.js';

@@ -1,0 +1,456 @@
+/**
+ * Supervision of one running local app: starts its replicas, pumps their output into log files, decides
+ * replica and app states from exit codes, terminates process groups (SIGTERM, then SIGKILL after a grace
+ * period), records every change in `app.json` and reports state changes in order, the terminal one once.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type AppState,
+  type AppStateTransition,
+  isTerminal,
+  NONE,
+  type ReplicaStatus,
+  type RoleStatus,
+} from '../../specs/index.js';
+import { type LocalAppRecord, type LocalReplicaRecord, writeAppRecord } from './app-store.js';
+import { ReplicaLogPump } from './log-files.js';
+import { exitCodeOfSignal, processRef, signalProcessGroup } from './processes.js';
+import type { LocalCwdReplicaSpec } from './translate.js';
+
+/** A state change of a local app, shaped like the transitions EventBridge events become. */
+export type LocalStateChange = AppStateTransition & { appId: string };
+
+/** What a live app needs from its scheduler. */
+export interface LiveAppDeps {
+  dataDir: string;
+  now: () => number;
+  hostname: string;
+  killGracePeriodMs: number;
+  /** The environment replicas inherit; each replica's `env` is laid over it. */
+  baseEnv: Readonly<Record<string, string | undefined>>;
+  /** Receives state changes, in order; awaited before the next one. */
+  onStateChange: (change: LocalStateChange) => void | Promise<void>;
+  /** Receives failures that cannot be thrown to a caller (log writes, callbacks). */
+  onError: (error: unknown) => void;
+}
+
+/** Why an app is ending before all its replicas exited on their own. */
+interface EndCause {
+  kind: 'cancel' | 'failure' | 'shutdown';
+  reason: string;
+}
+
+/** The reason recorded when the local server stops while an app runs. */
+export const SERVER_STOPPED_REASON =
+  'the local server stopped while the app was running; its replicas were terminated';
+
+class LiveReplica {
+  child?: ChildProcess;
+  pump?: ReplicaLogPump;
+  spawnError?: Error;
+  exited = false;
+  /** The pipes closed (or the spawn failed): the replica is being finalised. */
+  closed = false;
+  /** The replica's final state is recorded. */
+  finished = false;
+  terminationRequested = false;
+  killTimer?: NodeJS.Timeout;
+  errorFileTime?: number;
+
+  constructor(
+    readonly spec: LocalCwdReplicaSpec,
+    readonly record: LocalReplicaRecord,
+  ) {}
+
+  get label(): string {
+    return `${this.spec.role}[${this.spec.replicaId}]`;
+  }
+
+  clearKillTimer(): void {
+    if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    this.killTimer = undefined;
+  }
+}
+
+/** Every app being supervised in this process, so they can be killed if the process exits abruptly. */
+const supervisedApps = new Set<LiveApp>();
+let exitHookInstalled = false;
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const app of supervisedApps) app.killNow();
+  });
+}
+
+/** Per-replica statuses grouped by role, in the app's role order. */
+export function roleStatusesOf(record: LocalAppRecord, hostname: string): RoleStatus[] {
+  return record.app.roles.map((role) => ({
+    role: role.name,
+    replicas: record.replicas
+      .filter((r) => r.role === role.name)
+      .sort((a, b) => a.replicaId - b.replicaId)
+      .map((r) => {
+        const status: ReplicaStatus = {
+          id: r.replicaId,
+          state: r.state,
+          role: r.role,
+          hostname,
+          structuredErrorMsg: r.structuredErrorMsg ?? NONE,
+        };
+        if (r.exitCode !== undefined) status.exitCode = r.exitCode;
+        if (r.reason !== undefined) status.reason = r.reason;
+        return status;
+      }),
+  }));
+}
+
+/** The `file://` URL of an app's directory (TorchX reports `file://<log_dir>` as the UI URL). */
+export function uiUrlOf(record: LocalAppRecord): string {
+  return `file://${record.request.logDir}`;
+}
+
+/** How a replica's process ended, e.g. `exited with code 3` or `killed by signal SIGKILL (exit code 137)`. */
+function exitReason(record: LocalReplicaRecord): string {
+  return record.signal !== undefined
+    ? `killed by signal ${record.signal} (exit code ${record.exitCode})`
+    : `exited with code ${record.exitCode}`;
+}
+
+/** Reads a torchelastic error file: its JSON (re-serialised) and mtime, or undefined when absent or invalid. */
+async function readErrorFile(
+  file: string | undefined,
+): Promise<{ json: string; mtimeMs: number } | undefined> {
+  if (file === undefined) return undefined;
+  try {
+    const info = await stat(file);
+    if (!info.isFile() || info.size > 1024 * 1024) return undefined;
+    const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
+    const message = (
+      parsed as { message?: { message?: unknown; extraInfo?: { timestamp?: unknown } } } | null
+    )?.message;
+    // AppStatus.format() reads message.message and message.extraInfo.timestamp; ignore other shapes.
+    if (typeof message?.message !== 'string' || message.extraInfo?.timestamp === undefined) return undefined;
+    return { json: JSON.stringify(parsed), mtimeMs: info.mtimeMs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One app whose replicas this process started. Create it with {@link LiveApp.start}; `done` resolves with the
+ * final record once the app is terminal, its logs are flushed and the terminal state is recorded.
+ */
+export class LiveApp {
+  readonly done: Promise<LocalAppRecord>;
+  private resolveDone: (record: LocalAppRecord) => void = () => undefined;
+  private readonly replicas: LiveReplica[];
+  private cause?: EndCause;
+  private ending = false;
+  /** Serialises record writes and state-change callbacks. */
+  private queue: Promise<void> = Promise.resolve();
+
+  private constructor(
+    readonly record: LocalAppRecord,
+    private readonly deps: LiveAppDeps,
+  ) {
+    this.done = new Promise((resolve) => {
+      this.resolveDone = resolve;
+    });
+    this.replicas = record.request.replicas.map(
+      (spec, i) => new LiveReplica(spec, record.replicas[i] as LocalReplicaRecord),
+    );
+  }
+
+  /**
+   * Records the app (SUBMITTED), creates its log directories, spawns every replica (without a shell, in its
+   * own process group), and resolves once all have started (RUNNING recorded and reported) or failed to.
+   *
+   * @param executables absolute path of each replica's entrypoint, in request order.
+   */
+  static async start(
+    record: LocalAppRecord,
+    executables: readonly string[],
+    deps: LiveAppDeps,
+  ): Promise<LiveApp> {
+    const app = new LiveApp(record, deps);
+    await app.persist();
+    for (const replica of app.replicas) {
+      await mkdir(path.dirname(replica.spec.stdout), { recursive: true });
+    }
+    supervisedApps.add(app);
+    installExitHook();
+    const started = app.replicas.map((replica, i) => app.spawnReplica(replica, executables[i] as string));
+    await Promise.all(started);
+    app.afterStart();
+    await app.queue;
+    return app;
+  }
+
+  /** Current state. */
+  get state(): AppState {
+    return this.record.state;
+  }
+
+  /**
+   * Cancels the app: SIGTERM to every live replica's process group, SIGKILL after the grace period. Resolves
+   * with the final record. A no-op when the app already ended; a replica that already failed keeps the app
+   * FAILED.
+   */
+  cancel(reason: string): Promise<LocalAppRecord> {
+    if (!isTerminal(this.record.state)) {
+      this.record.cancelRequestedAt ??= this.deps.now();
+      this.endWith({ kind: 'cancel', reason });
+    }
+    return this.done;
+  }
+
+  /** Stops the app because the local server is closing; it ends FAILED. Resolves with the final record. */
+  shutdown(): Promise<LocalAppRecord> {
+    if (!isTerminal(this.record.state)) this.endWith({ kind: 'shutdown', reason: SERVER_STOPPED_REASON });
+    return this.done;
+  }
+
+  /** SIGKILLs every replica's process group at once (process exit; no waiting, no recording). */
+  killNow(): void {
+    for (const replica of this.replicas) {
+      const pid = replica.child?.pid;
+      if (pid === undefined || replica.closed) continue;
+      try {
+        signalProcessGroup(pid, 'SIGKILL');
+      } catch {
+        // Nothing more can be done while exiting.
+      }
+    }
+  }
+
+  private spawnReplica(replica: LiveReplica, executable: string): Promise<void> {
+    const { spec } = replica;
+    replica.pump = new ReplicaLogPump(spec, this.deps.now, this.deps.onError);
+    let child: ChildProcess;
+    try {
+      child = spawn(executable, spec.args, {
+        argv0: spec.entrypoint,
+        cwd: spec.cwd,
+        env: { ...this.deps.baseEnv, ...spec.env },
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (e) {
+      replica.spawnError = e as Error;
+      void this.finishReplica(replica);
+      return Promise.resolve();
+    }
+    replica.child = child;
+    if (child.stdout) replica.pump.attach('stdout', child.stdout);
+    if (child.stderr) replica.pump.attach('stderr', child.stderr);
+    child.once('exit', (code, signal) => this.onExit(replica, code, signal));
+    child.once('close', () => void this.finishReplica(replica));
+    return new Promise((resolve) => {
+      child.once('spawn', () => {
+        const pid = child.pid as number;
+        replica.record.process = processRef(pid);
+        replica.record.startedAt = this.deps.now();
+        replica.record.state = 'RUNNING';
+        resolve();
+      });
+      child.on('error', (error) => {
+        if (replica.record.process !== undefined) {
+          this.deps.onError(error);
+          return;
+        }
+        replica.spawnError = error;
+        resolve();
+        void this.finishReplica(replica);
+      });
+    });
+  }
+
+  /** After every replica started or failed to: RUNNING when all started, else end as FAILED. */
+  private afterStart(): void {
+    const failed = this.replicas.find((r) => r.spawnError !== undefined);
+    if (failed) {
+      this.endWith({
+        kind: 'failure',
+        reason: `${failed.label} could not start: ${failed.spawnError?.message}`,
+      });
+      return;
+    }
+    if (this.ending || isTerminal(this.record.state)) return;
+    const now = this.deps.now();
+    this.record.state = 'RUNNING';
+    this.record.startedAt = now;
+    this.record.updatedAt = now;
+    this.report('RUNNING', now);
+  }
+
+  private onExit(replica: LiveReplica, code: number | null, signal: NodeJS.Signals | null): void {
+    replica.exited = true;
+    replica.clearKillTimer();
+    replica.record.exitCode = code ?? (signal ? exitCodeOfSignal(signal) : undefined);
+    if (signal) replica.record.signal = signal;
+    if (!replica.terminationRequested && replica.record.exitCode !== 0 && !this.cause) {
+      // Fail fast, like a multi-node job in the cloud: the other replicas are stopped now.
+      this.endWith({ kind: 'failure', reason: `${replica.label} ${exitReason(replica.record)}` });
+    }
+    // Like a container: nothing of the replica outlives its main process. Whatever is left in its process
+    // group (background jobs holding the pipes) gets SIGTERM, then SIGKILL, and then the pipes are dropped.
+    const pid = replica.child?.pid;
+    if (pid === undefined) return;
+    this.signal(pid, 'SIGTERM');
+    replica.killTimer = setTimeout(() => {
+      if (replica.closed) return;
+      this.signal(pid, 'SIGKILL');
+      replica.child?.stdout?.destroy();
+      replica.child?.stderr?.destroy();
+    }, this.deps.killGracePeriodMs);
+  }
+
+  private async finishReplica(replica: LiveReplica): Promise<void> {
+    if (replica.closed) return;
+    replica.closed = true;
+    replica.clearKillTimer();
+    try {
+      await replica.pump?.close();
+    } catch (e) {
+      this.deps.onError(e);
+    }
+    const errorFile = await readErrorFile(replica.spec.env.TORCHELASTIC_ERROR_FILE);
+    const { record } = replica;
+    const finishedAt = this.deps.now();
+    record.finishedAt = finishedAt;
+    if (errorFile) {
+      record.structuredErrorMsg = errorFile.json;
+      replica.errorFileTime = errorFile.mtimeMs;
+    }
+    if (replica.spawnError) {
+      record.state = 'FAILED';
+      record.reason = `could not start '${replica.spec.entrypoint}': ${replica.spawnError.message}`;
+    } else if (replica.terminationRequested && this.cause) {
+      record.state = this.cause.kind === 'shutdown' ? 'FAILED' : 'CANCELLED';
+      record.reason =
+        this.cause.kind === 'failure'
+          ? `terminated because the app failed: ${this.cause.reason}`
+          : `terminated: ${this.cause.reason}`;
+    } else if (record.exitCode === 0) {
+      record.state = 'SUCCEEDED';
+    } else {
+      record.state = 'FAILED';
+      record.reason = exitReason(record);
+      if (!this.cause) this.endWith({ kind: 'failure', reason: `${replica.label} ${record.reason}` });
+    }
+    replica.finished = true;
+    this.record.updatedAt = finishedAt;
+    if (this.replicas.every((r) => r.finished)) {
+      this.finishApp();
+    } else if (this.record.state === 'RUNNING') {
+      // Fresher replica details at the same state (the store applies them by event time).
+      this.report('RUNNING', finishedAt);
+    }
+  }
+
+  /** Sets the cause (the first one wins) and terminates every replica still running. */
+  private endWith(cause: EndCause): void {
+    if (this.replicas.every((r) => r.exited || r.closed)) {
+      // Nothing left to stop: the app ends on its replicas' own exit codes.
+      if (cause.kind === 'failure') this.cause ??= cause;
+      return;
+    }
+    this.cause ??= cause;
+    this.ending = true;
+    for (const replica of this.replicas) this.terminate(replica);
+  }
+
+  private terminate(replica: LiveReplica): void {
+    const pid = replica.child?.pid;
+    if (replica.exited || replica.closed || pid === undefined || replica.terminationRequested) return;
+    replica.terminationRequested = true;
+    this.signal(pid, 'SIGTERM');
+    replica.killTimer = setTimeout(() => {
+      if (!replica.exited) this.signal(pid, 'SIGKILL');
+    }, this.deps.killGracePeriodMs);
+  }
+
+  private signal(pid: number, signal: NodeJS.Signals): void {
+    try {
+      signalProcessGroup(pid, signal);
+    } catch (e) {
+      this.deps.onError(e);
+    }
+  }
+
+  private finishApp(): void {
+    if (isTerminal(this.record.state)) return;
+    const now = this.deps.now();
+    const record = this.record;
+    let state: AppState;
+    let reason: string;
+    if (this.cause?.kind === 'cancel') {
+      state = 'CANCELLED';
+      reason = this.cause.reason;
+    } else if (this.cause) {
+      state = 'FAILED';
+      reason = this.cause.reason;
+      const terminated = this.replicas.filter((r) => r.terminationRequested).length;
+      if (this.cause.kind === 'failure' && terminated > 0) {
+        reason += `; ${terminated} other replica(s) were terminated`;
+      }
+    } else {
+      const failed = this.replicas.find((r) => r.record.state !== 'SUCCEEDED');
+      state = failed ? 'FAILED' : 'SUCCEEDED';
+      reason = failed
+        ? `${failed.label} ${failed.record.reason ?? 'failed'}`
+        : 'all replicas exited with code 0';
+    }
+    const earliestError = this.replicas
+      .filter((r) => r.errorFileTime !== undefined)
+      .sort((a, b) => (a.errorFileTime as number) - (b.errorFileTime as number))[0];
+    record.structuredErrorMsg = earliestError?.record.structuredErrorMsg ?? NONE;
+    record.state = state;
+    record.reason = reason;
+    record.finishedAt = now;
+    record.updatedAt = now;
+    supervisedApps.delete(this);
+    this.report(state, now);
+    void this.queue.then(() => this.resolveDone(record));
+  }
+
+  /** Records the current record and reports `state`, after every earlier write and report. */
+  private report(state: AppState, eventTime: number): void {
+    const change: LocalStateChange = {
+      appId: this.record.appId,
+      state,
+      eventTime,
+      attempt: 0,
+      source: 'local',
+      numRestarts: 0,
+      roles: roleStatusesOf(this.record, this.deps.hostname),
+      uiUrl: uiUrlOf(this.record),
+    };
+    if (isTerminal(state) && this.record.reason !== undefined) change.reason = this.record.reason;
+    const snapshot = structuredClone(this.record);
+    this.queue = this.queue.then(async () => {
+      try {
+        await writeAppRecord(this.deps.dataDir, snapshot);
+      } catch (e) {
+        this.deps.onError(e);
+      }
+      try {
+        await this.deps.onStateChange(change);
+      } catch (e) {
+        this.deps.onError(e);
+      }
+    });
+  }
+
+  private persist(): Promise<void> {
+    const snapshot = structuredClone(this.record);
+    this.queue = this.queue.then(() => writeAppRecord(this.deps.dataDir, snapshot));
+    return this.queue;
+  }
+}

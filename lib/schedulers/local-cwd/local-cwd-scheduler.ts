@@ -1,0 +1,652 @@
+/**
+ * The `local_cwd` scheduler: TorchX's local scheduler with the current-working-directory image provider.
+ * Each replica is a process on this machine, started without a shell in the working directory (the role's
+ * image is ignored), with per-replica log files and state kept under the server's data directory.
+ *
+ * @module
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { hostname as osHostname } from 'node:os';
+import {
+  type AppDef,
+  AppDryRunInfo,
+  applyMacros,
+  type Cfg,
+  type DescribeAppResponse,
+  isTerminal,
+  type ListAppResponse,
+  MISSING,
+  makeAppHandle,
+  makeDescribeAppResponse,
+  NONE,
+  type RunOpts,
+  randomId,
+  UnknownAppError,
+  ValidationError,
+} from '../../specs/index.js';
+import {
+  InvalidLogTokenError,
+  NotSupportedError,
+  SchedulerError,
+  UnknownReplicaError,
+  UnknownRoleError,
+} from '../errors.js';
+import {
+  DEFAULT_LOG_PAGE_SIZE,
+  decodeLogToken,
+  encodeLogToken,
+  type LogPage,
+  type LogPageRequest,
+  type LogStream,
+  MAX_LOG_PAGE_SIZE,
+} from '../logs.js';
+import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import {
+  APP_RECORD_VERSION,
+  appDirOf,
+  isSafePathSegment,
+  type LocalAppRecord,
+  listAppIds,
+  readAppRecord,
+  removeAppDir,
+  type SupervisorRef,
+  writeAppRecord,
+} from './app-store.js';
+import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
+import { readLogLines } from './log-files.js';
+import { findExecutable, isDirectory, processLiveness, processRef, signalProcessGroup } from './processes.js';
+import {
+  type LocalCwdOpts,
+  type LocalCwdReplicaSpec,
+  type LocalCwdRequest,
+  localCwdRunOpts,
+  RANK0_HOST_ENV,
+  rejectLogDir,
+  replicaPath,
+  toLocalCwdRequest,
+  workingDirOf,
+} from './translate.js';
+
+/** The registered name of this scheduler. */
+export const LOCAL_CWD = 'local_cwd';
+
+/** Longest app name, in UTF-8 bytes: the app id adds `-` and up to 14 characters and must fit a file name. */
+export const MAX_APP_NAME_BYTES = 240;
+
+/** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
+export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
+
+/** The reason recorded for apps whose local server died while they ran. */
+export const SERVER_DIED_REASON =
+  'the local server stopped while the app was running; replica exit codes are unknown';
+
+/** Options of {@link createLocalCwdScheduler}. */
+export interface LocalCwdSchedulerOptions {
+  /** Where app records and logs live (`<TXS_DATA_DIR>/local_cwd`); created on first use. */
+  dataDir: string;
+  /** Called with every state change of an app this scheduler runs, in order; awaited. */
+  onStateChange?: (change: LocalStateChange) => void | Promise<void>;
+  /** Called with failures that cannot reach a caller (log writes, a throwing `onStateChange`); default `console.error`. */
+  onError?: (error: unknown) => void;
+  /** Working directory when the `cwd` run option is not set; default `process.cwd()`. */
+  cwd?: string;
+  /** Time between SIGTERM and SIGKILL when stopping a replica's process group; default 10 000 ms. */
+  killGracePeriodMs?: number;
+  /** Makes the unique suffix of app ids (TorchX `make_unique`); default a random id. */
+  idGenerator?: () => string;
+  /** The environment replicas inherit; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Number of GPUs on this machine (for `auto_set_cuda_visible_devices`); default counts `nvidia-smi -L` lines. */
+  gpuCount?: () => number;
+  /** Host name reported for replicas; default `os.hostname()`. */
+  hostname?: string;
+  /** When true, `delete` also removes the app's directory (record and logs); default false (kept). */
+  purgeOnDelete?: boolean;
+}
+
+/** Scheduler instances alive in this process, by instance id (to tell a restart from a sibling instance). */
+const openInstances = new Set<string>();
+
+/** Counts GPUs like TorchX: the lines of `nvidia-smi -L`; 0 when it is missing or fails. */
+export function countNvidiaGpus(): number {
+  try {
+    const out = execFileSync('nvidia-smi', ['-L'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    return out.split('\n').filter((line) => line.trim() !== '').length;
+  } catch {
+    return 0;
+  }
+}
+
+interface LogToken {
+  v: 1;
+  app: string;
+  role: string;
+  replica: number;
+  stream: LogStream;
+  offset: number;
+}
+
+function isLogToken(value: unknown): value is LogToken {
+  const t = value as Partial<LogToken> | null;
+  return (
+    t !== null &&
+    typeof t === 'object' &&
+    t.v === 1 &&
+    typeof t.app === 'string' &&
+    typeof t.role === 'string' &&
+    typeof t.replica === 'number' &&
+    typeof t.stream === 'string' &&
+    typeof t.offset === 'number' &&
+    Number.isSafeInteger(t.offset) &&
+    t.offset >= 0
+  );
+}
+
+/**
+ * Runs apps as local processes (TorchX `local_cwd`). See `docs/readme/local-cwd.md`.
+ *
+ * @example
+ * ```ts
+ * const scheduler = createLocalCwdScheduler({ sessionName: 'torchx' }, { dataDir: '.txs-data/local_cwd' });
+ * const app = makeAppDef({ name: 'hello', roles: [makeRole({ name: 'echo', image: '.', entrypoint: 'echo', args: ['hi'] })] });
+ * const appId = await scheduler.submit(app);
+ * const final = await scheduler.waitForExit(appId); // SUCCEEDED
+ * for await (const line of scheduler.logIter(appId, { role: 'echo' })) console.log(line); // hi
+ * ```
+ */
+export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> {
+  readonly dataDir: string;
+  private readonly defaultCwd: string;
+  private readonly killGracePeriodMs: number;
+  private readonly newId: () => string;
+  private readonly baseEnv: Readonly<Record<string, string | undefined>>;
+  private readonly countGpus: () => number;
+  private gpuCountCache?: number;
+  private readonly hostname: string;
+  private readonly purgeOnDelete: boolean;
+  private readonly onStateChange: (change: LocalStateChange) => void | Promise<void>;
+  private readonly onError: (error: unknown) => void;
+  private readonly instanceId = randomBytes(8).toString('hex');
+  private readonly live = new Map<string, LiveApp>();
+  private readonly recovering = new Map<string, Promise<LocalAppRecord>>();
+  private closed = false;
+
+  constructor(context: SchedulerContext, options: LocalCwdSchedulerOptions) {
+    super(LOCAL_CWD, context);
+    if (process.platform === 'win32') {
+      throw new NotSupportedError(
+        'local_cwd needs POSIX process groups and signals; it does not run on Windows',
+      );
+    }
+    this.dataDir = options.dataDir;
+    this.defaultCwd = options.cwd ?? process.cwd();
+    this.killGracePeriodMs = options.killGracePeriodMs ?? DEFAULT_KILL_GRACE_PERIOD_MS;
+    this.newId = options.idGenerator ?? randomId;
+    this.baseEnv = options.env ?? process.env;
+    this.countGpus = options.gpuCount ?? countNvidiaGpus;
+    this.hostname = options.hostname ?? osHostname();
+    this.purgeOnDelete = options.purgeOnDelete ?? false;
+    this.onStateChange = options.onStateChange ?? (() => undefined);
+    this.onError = options.onError ?? ((error) => console.error('local_cwd:', error));
+    openInstances.add(this.instanceId);
+  }
+
+  runOpts(): RunOpts {
+    return localCwdRunOpts();
+  }
+
+  capabilities(): SchedulerCapabilities {
+    return {
+      cancel: true,
+      logs: true,
+      describe: 'full',
+      distributed: true,
+      mounts: false,
+      retries: false,
+      elasticity: false,
+    };
+  }
+
+  protected translate(app: AppDef, cfg: LocalCwdOpts): AppDryRunInfo<LocalCwdRequest> {
+    const request = toLocalCwdRequest(app, cfg, {
+      dataDir: this.dataDir,
+      defaultCwd: this.defaultCwd,
+      baseEnv: this.baseEnv,
+      newId: this.newId,
+      gpuCount: () => {
+        this.gpuCountCache ??= this.countGpus();
+        return this.gpuCountCache;
+      },
+    });
+    return new AppDryRunInfo(LOCAL_CWD, app, cfg, request);
+  }
+
+  appIdOf(dryrun: AppDryRunInfo<LocalCwdRequest>): string {
+    return dryrun.request.appId;
+  }
+
+  /**
+   * Checks that the app can run here. Unlike the cloud schedulers (and like TorchX's local scheduler) a role
+   * needs no resource. Names must be usable as directory names, the working directory must exist and every
+   * entrypoint must be found.
+   *
+   * @throws ValidationError naming the field.
+   */
+  override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
+    // The app id (`<name>-<id of up to 14 characters>`) names a directory.
+    if (!isSafePathSegment(app.name, MAX_APP_NAME_BYTES)) {
+      throw ValidationError.forField(
+        'app.name',
+        `'${app.name}' cannot name a directory; use 1-${MAX_APP_NAME_BYTES} bytes without '/', '\\' or NUL, other than '.' and '..'`,
+      );
+    }
+    const resolved = this.runOpts().resolve(cfg) as LocalCwdOpts;
+    rejectLogDir(resolved);
+    if (app.roles.length === 0)
+      throw ValidationError.forField('app.roles', 'the app has no roles; add at least one');
+    const cwd = workingDirOf(resolved, this.defaultCwd);
+    if (!isDirectory(cwd)) {
+      throw ValidationError.forField(
+        'cfg.cwd',
+        `${cwd} is not a directory; give an existing working directory`,
+      );
+    }
+    const seen = new Set<string>();
+    let replicas = 0;
+    app.roles.forEach((role, i) => {
+      if (!isSafePathSegment(role.name)) {
+        throw ValidationError.forField(
+          `app.roles.${i}.name`,
+          `'${role.name}' cannot name a log directory; use 1-255 bytes without '/', '\\' or NUL, other than '.' and '..'`,
+        );
+      }
+      if (seen.has(role.name)) {
+        throw ValidationError.forField(
+          `app.roles.${i}.name`,
+          `role '${role.name}' appears twice; give each role its own name`,
+        );
+      }
+      seen.add(role.name);
+      if (!Number.isInteger(role.numReplicas) || role.numReplicas < 0) {
+        throw ValidationError.forField(`app.roles.${i}.numReplicas`, 'must be a whole number ≥ 0');
+      }
+      replicas += role.numReplicas;
+      if (role.entrypoint === MISSING || role.entrypoint === '') {
+        throw ValidationError.forField(`app.roles.${i}.entrypoint`, 'is missing; give the command to run');
+      }
+      const env = applyMacros(role, {
+        imgRoot: cwd,
+        appId: app.name,
+        replicaId: '0',
+        rank0Env: RANK0_HOST_ENV,
+      }).env;
+      const searchPath = replicaPath(env, this.baseEnv, cwd, resolved.prepend_cwd);
+      if (findExecutable(role.entrypoint, searchPath, cwd) === undefined) {
+        throw ValidationError.forField(
+          `app.roles.${i}.entrypoint`,
+          this.entrypointNotFound(role.entrypoint, searchPath, cwd),
+        );
+      }
+    });
+    if (replicas === 0)
+      throw ValidationError.forField('app.roles', 'no role has replicas; set numReplicas ≥ 1');
+  }
+
+  private entrypointNotFound(entrypoint: string, searchPath: string, cwd: string): string {
+    return entrypoint.includes('/')
+      ? `'${entrypoint}' is not an executable file (resolved against ${cwd}); fix the path or make it executable`
+      : `'${entrypoint}' was not found on PATH (${searchPath}); give an absolute path, a path relative to the ` +
+          'working directory, or install the command';
+  }
+
+  /** Resolves each replica's executable, or throws before anything is written or started. */
+  private resolveExecutables(dryrun: AppDryRunInfo<LocalCwdRequest>): string[] {
+    return dryrun.request.replicas.map((spec: LocalCwdReplicaSpec) => {
+      const roleIndex = dryrun.app.roles.findIndex((r) => r.name === spec.role);
+      if (!isSafePathSegment(spec.role)) {
+        throw ValidationError.forField(
+          `app.roles.${roleIndex}.name`,
+          `'${spec.role}' cannot name a log directory`,
+        );
+      }
+      if (!isDirectory(spec.cwd)) {
+        throw ValidationError.forField(
+          'cfg.cwd',
+          `${spec.cwd} is not a directory; give an existing working directory`,
+        );
+      }
+      const executable = findExecutable(spec.entrypoint, spec.env.PATH, spec.cwd);
+      if (executable === undefined) {
+        throw ValidationError.forField(
+          `app.roles.${roleIndex}.entrypoint`,
+          this.entrypointNotFound(spec.entrypoint, spec.env.PATH ?? '', spec.cwd),
+        );
+      }
+      return executable;
+    });
+  }
+
+  /**
+   * Starts every replica of the dry run and resolves once they all started (RUNNING is recorded and reported)
+   * or one failed to start (the app then ends FAILED).
+   *
+   * @throws ValidationError when an entrypoint or the working directory is missing (nothing is started).
+   * @throws SchedulerError when the scheduler is closed or the app id already exists.
+   */
+  async schedule(dryrun: AppDryRunInfo<LocalCwdRequest>): Promise<string> {
+    if (this.closed)
+      throw new SchedulerError('the local_cwd scheduler is closed; start the local server again');
+    const { request } = dryrun;
+    if (!isSafePathSegment(request.appId)) {
+      throw ValidationError.forField('app.name', `'${dryrun.app.name}' cannot name a directory`);
+    }
+    const executables = this.resolveExecutables(dryrun);
+    await mkdir(this.dataDir, { recursive: true });
+    try {
+      await mkdir(appDirOf(this.dataDir, request.appId));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
+        throw new SchedulerError(
+          `app ${request.appId} already exists in ${this.dataDir}; dry run again for a new id`,
+        );
+      }
+      throw e;
+    }
+    const now = this.now();
+    const supervisor: SupervisorRef = { ...processRef(process.pid), instance: this.instanceId };
+    const record: LocalAppRecord = {
+      version: APP_RECORD_VERSION,
+      appId: request.appId,
+      session: this.sessionName,
+      app: dryrun.app,
+      cfg: dryrun.cfg,
+      request,
+      state: 'SUBMITTED',
+      structuredErrorMsg: NONE,
+      supervisor,
+      replicas: request.replicas.map((spec) => ({
+        role: spec.role,
+        replicaId: spec.replicaId,
+        state: 'PENDING',
+      })),
+      createdAt: now,
+      updatedAt: now,
+    };
+    const liveApp = await LiveApp.start(record, executables, this.liveAppDeps());
+    this.live.set(request.appId, liveApp);
+    void liveApp.done.then(() => this.live.delete(request.appId));
+    return request.appId;
+  }
+
+  private liveAppDeps(): LiveAppDeps {
+    return {
+      dataDir: this.dataDir,
+      now: this.now,
+      hostname: this.hostname,
+      killGracePeriodMs: this.killGracePeriodMs,
+      baseEnv: this.baseEnv,
+      onStateChange: this.onStateChange,
+      onError: this.onError,
+    };
+  }
+
+  /** True when a live scheduler (this one, a sibling in this process, or another process) supervises the app. */
+  private isSupervised(supervisor: SupervisorRef): boolean {
+    if (supervisor.pid === process.pid) return openInstances.has(supervisor.instance);
+    return processLiveness(supervisor) !== 'dead';
+  }
+
+  /**
+   * The app's record: from memory while this scheduler runs it, else from disk. An app left non-terminal by a
+   * local server that is gone is recovered first (see {@link recoverOrphan}).
+   */
+  private async load(appId: string): Promise<LocalAppRecord | undefined> {
+    const live = this.live.get(appId);
+    if (live) return live.record;
+    const record = await readAppRecord(this.dataDir, appId);
+    if (record === undefined || isTerminal(record.state) || this.isSupervised(record.supervisor))
+      return record;
+    let recovery = this.recovering.get(appId);
+    if (!recovery) {
+      recovery = this.recoverOrphan(record).finally(() => this.recovering.delete(appId));
+      this.recovering.set(appId, recovery);
+    }
+    return recovery;
+  }
+
+  /**
+   * Marks an app whose local server died while it ran as FAILED. Replica processes still alive (verified by
+   * pid and start time) are killed, since nothing reads their output any more; the terminal state is recorded
+   * and reported once.
+   */
+  private async recoverOrphan(record: LocalAppRecord): Promise<LocalAppRecord> {
+    const now = this.now();
+    for (const replica of record.replicas) {
+      if (isTerminal(replica.state)) continue;
+      replica.state = 'FAILED';
+      replica.finishedAt = now;
+      if (replica.process === undefined) {
+        replica.reason = 'the local server stopped before this replica started';
+        continue;
+      }
+      const liveness = processLiveness(replica.process);
+      if (liveness === 'alive') {
+        try {
+          signalProcessGroup(replica.process.pid, 'SIGKILL');
+        } catch (e) {
+          this.onError(e);
+        }
+        replica.reason = `the local server stopped; the orphaned process group ${replica.process.pid} was killed`;
+      } else if (liveness === 'unknown') {
+        replica.reason =
+          `the local server stopped; pid ${replica.process.pid} is in use but could not be verified as this ` +
+          'replica, so it was left alone';
+      } else {
+        replica.reason = 'the local server stopped before this replica finished; its exit code is unknown';
+      }
+    }
+    record.state = 'FAILED';
+    record.reason = `${SERVER_DIED_REASON} (server pid ${record.supervisor.pid})`;
+    record.finishedAt = now;
+    record.updatedAt = now;
+    await writeAppRecord(this.dataDir, record);
+    const change: LocalStateChange = {
+      appId: record.appId,
+      state: 'FAILED',
+      eventTime: now,
+      attempt: 0,
+      source: 'local',
+      reason: record.reason,
+      numRestarts: 0,
+      roles: roleStatusesOf(record, this.hostname),
+      uiUrl: uiUrlOf(record),
+    };
+    try {
+      await this.onStateChange(change);
+    } catch (e) {
+      this.onError(e);
+    }
+    return record;
+  }
+
+  /**
+   * Recovers every app left running by a local server that is gone (see `describe`); returns their ids. The
+   * local server may call it at start-up; `describe` and `list` do it lazily anyway.
+   */
+  async recover(): Promise<string[]> {
+    const recovered: string[] = [];
+    for (const appId of await listAppIds(this.dataDir)) {
+      if (this.live.has(appId)) continue;
+      try {
+        const before = await readAppRecord(this.dataDir, appId);
+        if (before === undefined || isTerminal(before.state)) continue;
+        const after = await this.load(appId);
+        if (after !== undefined && isTerminal(after.state)) recovered.push(appId);
+      } catch (e) {
+        this.onError(e);
+      }
+    }
+    return recovered;
+  }
+
+  async describe(appId: string): Promise<DescribeAppResponse | undefined> {
+    const record = await this.load(appId);
+    if (record === undefined) return undefined;
+    const terminal = isTerminal(record.state);
+    return makeDescribeAppResponse({
+      appId,
+      state: record.state,
+      numRestarts: 0,
+      attempt: 0,
+      msg: terminal && record.reason !== undefined ? record.reason : NONE,
+      structuredErrorMsg: record.structuredErrorMsg,
+      uiUrl: uiUrlOf(record),
+      metadata: { ...record.app.metadata },
+      rolesStatuses: roleStatusesOf(record, this.hostname),
+      roles: structuredClone(record.app.roles),
+      updatedAt: record.updatedAt,
+    });
+  }
+
+  /** Every app under the data directory, newest first. Unreadable records are reported and skipped. */
+  async list(): Promise<ListAppResponse[]> {
+    const records: LocalAppRecord[] = [];
+    for (const appId of await listAppIds(this.dataDir)) {
+      try {
+        const record = await this.load(appId);
+        if (record) records.push(record);
+      } catch (e) {
+        this.onError(e);
+      }
+    }
+    return records
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((r) => ({ appId: r.appId, state: r.state, appHandle: '<NOT_SET>', name: r.app.name }));
+  }
+
+  /**
+   * Resolves with the app's description once it is terminal (immediately when it already is).
+   *
+   * @throws UnknownAppError when the app does not exist.
+   */
+  async waitForExit(appId: string): Promise<DescribeAppResponse> {
+    await this.live.get(appId)?.done;
+    const desc = await this.describe(appId);
+    if (desc === undefined) throw new UnknownAppError(makeAppHandle(LOCAL_CWD, this.sessionName, appId));
+    return desc;
+  }
+
+  /**
+   * SIGTERM to every live replica's process group, SIGKILL after the grace period; resolves once the app is
+   * CANCELLED (or FAILED, if a replica had failed first) and recorded.
+   *
+   * @throws SchedulerError when another local server supervises the app.
+   */
+  protected async cancelExisting(appId: string, reason: string): Promise<void> {
+    const live = this.live.get(appId);
+    if (live) {
+      await live.cancel(reason);
+      return;
+    }
+    const record = await this.load(appId);
+    if (record === undefined || isTerminal(record.state)) return;
+    throw new SchedulerError(
+      `app ${appId} is supervised by another local server (pid ${record.supervisor.pid}); cancel it there`,
+    );
+  }
+
+  /** Cancels the app if it runs; removes its directory only with `purgeOnDelete` (logs are kept by default). */
+  protected override async deleteExisting(appId: string): Promise<void> {
+    await this.cancel(appId, 'deleted via torchx-serverless');
+    if (this.purgeOnDelete) await removeAppDir(this.dataDir, appId);
+  }
+
+  protected override async fetchLogPage(appId: string, request: LogPageRequest): Promise<LogPage> {
+    const record = await this.load(appId);
+    if (record === undefined) throw new UnknownAppError(makeAppHandle(LOCAL_CWD, this.sessionName, appId));
+    const roleNames = record.app.roles.map((r) => r.name);
+    if (!roleNames.includes(request.role)) throw new UnknownRoleError(request.role, roleNames);
+    const replicaId = request.replica ?? 0;
+    const replicas = record.request.replicas.filter((r) => r.role === request.role);
+    const spec = replicas.find((r) => r.replicaId === replicaId);
+    const replicaRecord = record.replicas.find((r) => r.role === request.role && r.replicaId === replicaId);
+    if (spec === undefined || replicaRecord === undefined) {
+      throw new UnknownReplicaError(request.role, replicaId, replicas.length);
+    }
+    const stream: LogStream = request.streams ?? 'combined';
+    let offset = 0;
+    if (request.nextToken !== undefined) {
+      const token = decodeLogToken(request.nextToken);
+      if (
+        !isLogToken(token) ||
+        token.app !== appId ||
+        token.role !== request.role ||
+        token.replica !== replicaId ||
+        token.stream !== stream
+      ) {
+        throw new InvalidLogTokenError();
+      }
+      offset = token.offset;
+    }
+    const limit = Math.min(
+      MAX_LOG_PAGE_SIZE,
+      Math.max(1, Math.floor(request.limit ?? DEFAULT_LOG_PAGE_SIZE)),
+    );
+    const complete = isTerminal(record.state);
+    const since = request.since?.getTime();
+    const until = request.until?.getTime();
+    const read = await readLogLines({
+      file: spec[stream],
+      offset,
+      limit,
+      complete,
+      ...(since !== undefined && !Number.isNaN(since) ? { since } : {}),
+      ...(until !== undefined && !Number.isNaN(until) ? { until } : {}),
+      fallbackTime: replicaRecord.startedAt ?? record.createdAt,
+    });
+    const page: LogPage = { lines: read.lines, caughtUp: read.caughtUp };
+    if (!read.untilReached && !(complete && read.caughtUp)) {
+      const token: LogToken = {
+        v: 1,
+        app: appId,
+        role: request.role,
+        replica: replicaId,
+        stream,
+        offset: read.nextOffset,
+      };
+      page.nextToken = encodeLogToken(token);
+    }
+    return page;
+  }
+
+  /**
+   * Stops every app this scheduler runs (they end FAILED: the local server stopped) and waits until each is
+   * recorded. Safe to call twice; `schedule` fails afterwards.
+   */
+  override async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.live.values()].map((app) => app.shutdown()));
+    openInstances.delete(this.instanceId);
+  }
+}
+
+/**
+ * Builds the `local_cwd` scheduler. The local server registers it as
+ * `{ local_cwd: (ctx) => createLocalCwdScheduler(ctx, { dataDir, onStateChange }) }`.
+ *
+ * @example
+ * ```ts
+ * const scheduler = createLocalCwdScheduler({ sessionName: 'torchx' }, {
+ *   dataDir: path.join(process.env.TXS_DATA_DIR ?? '.txs-data', 'local_cwd'),
+ *   onStateChange: (change) => bus.publish(change),
+ * });
+ * ```
+ */
+export function createLocalCwdScheduler(
+  context: SchedulerContext,
+  options: LocalCwdSchedulerOptions,
+): LocalCwdScheduler {
+  return new LocalCwdScheduler(context, options);
+}

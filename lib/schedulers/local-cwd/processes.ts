@@ -1,0 +1,133 @@
+/**
+ * Operating-system helpers of the local scheduler: finding an entrypoint on a PATH, signalling a replica's
+ * process group, and telling whether a recorded process is still the same live process (pid reuse aware).
+ *
+ * @module
+ */
+import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
+import path from 'node:path';
+
+/** A process as recorded on disk: its pid and, where the OS tells, its start time (guards pid reuse). */
+export interface ProcessRef {
+  pid: number;
+  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22); absent where there is no /proc. */
+  startTime?: string;
+}
+
+/** What is known about a recorded process now. `unknown`: alive under that pid, but maybe not the same one. */
+export type ProcessLiveness = 'alive' | 'dead' | 'unknown';
+
+const HAS_PROC = (() => {
+  try {
+    return statSync('/proc/self/stat').isFile();
+  } catch {
+    return false;
+  }
+})();
+
+/**
+ * The start time of process `pid` from `/proc/<pid>/stat`, or undefined when the process does not exist, is a
+ * zombie, or the OS has no /proc (macOS).
+ */
+export function processStartTime(pid: number): string | undefined {
+  if (!HAS_PROC) return undefined;
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // Fields after the command name (which may contain spaces and parentheses): field n is at index n - 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
+  return fields[19];
+}
+
+/** A reference to process `pid`, with its start time where available. */
+export function processRef(pid: number): ProcessRef {
+  const startTime = processStartTime(pid);
+  return startTime === undefined ? { pid } : { pid, startTime };
+}
+
+/**
+ * Whether the recorded process still runs. With a recorded start time (Linux) the answer is exact: a pid
+ * reused by another process counts as dead. Without one, a live pid is `unknown`.
+ */
+export function processLiveness(ref: ProcessRef): ProcessLiveness {
+  if (ref.startTime !== undefined && HAS_PROC) {
+    return processStartTime(ref.pid) === ref.startTime ? 'alive' : 'dead';
+  }
+  try {
+    process.kill(ref.pid, 0);
+    return 'unknown';
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM' ? 'unknown' : 'dead';
+  }
+}
+
+/**
+ * Sends `signal` to the process group led by `pid` (replicas are spawned detached, so each leads its own
+ * group and `bash -c` children are signalled too). Returns false when the group no longer exists.
+ */
+export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw e;
+  }
+}
+
+/** The shell convention for a process killed by a signal: 128 + the signal number (SIGKILL → 137). */
+export function exitCodeOfSignal(signal: NodeJS.Signals): number {
+  const signalNumber = osConstants.signals[signal] as number | undefined;
+  return 128 + (signalNumber ?? 0);
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    accessSync(file, fsConstants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolves an entrypoint the way `execvp` does: a name with a `/` is taken relative to `cwd`; a bare name is
+ * looked up in each directory of `searchPath` (relative directories, and the empty entry, relative to `cwd`).
+ *
+ * @returns the absolute path of the executable, or undefined when none is found.
+ * @example
+ * ```ts
+ * findExecutable('sh', '/usr/bin:/bin', '/tmp'); // '/usr/bin/sh' (or '/bin/sh')
+ * ```
+ */
+export function findExecutable(
+  entrypoint: string,
+  searchPath: string | undefined,
+  cwd: string,
+): string | undefined {
+  if (entrypoint === '') return undefined;
+  if (entrypoint.includes('/')) {
+    const candidate = path.resolve(cwd, entrypoint);
+    return isExecutableFile(candidate) ? candidate : undefined;
+  }
+  for (const dir of (searchPath ?? '').split(path.delimiter)) {
+    const candidate = path.resolve(cwd, dir, entrypoint);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** True when `dir` exists and is a directory. */
+export function isDirectory(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
