@@ -374,16 +374,13 @@ function buildProgram(invocation: Invocation): Command {
       .argument('[scheduler]', 'only this scheduler'),
   ).action(async (scheduler: string | undefined, options: CommonOptions) => {
     const client = await invocation.client(options);
-    let schedulers = await client.schedulers();
-    if (scheduler !== undefined) {
-      schedulers = schedulers.filter((s) => s.name === scheduler);
-      if (schedulers.length === 0) {
-        const names = (await client.schedulers()).map((s) => s.name);
-        throw new UsageError(
-          `no scheduler ${scheduler} at ${client.endpoint}`,
-          `schedulers: ${names.join(', ')}`,
-        );
-      }
+    const all = await client.schedulers();
+    const schedulers = scheduler === undefined ? all : all.filter((s) => s.name === scheduler);
+    if (schedulers.length === 0 && scheduler !== undefined) {
+      throw new UsageError(
+        `no scheduler ${scheduler} at ${client.endpoint}`,
+        `schedulers: ${all.map((s) => s.name).join(', ')}`,
+      );
     }
     if (options.json) invocation.json(schedulers);
     else invocation.out(formatRunOpts(schedulers, invocation.paint(io.stdout)));
@@ -538,7 +535,11 @@ async function waitAndReport(
 ): Promise<number> {
   const { io } = invocation;
   const controller = new AbortController();
-  const stopInterrupt = io.onInterrupt(() => controller.abort());
+  let interrupted = false;
+  const stopInterrupt = io.onInterrupt(() => {
+    interrupted = true;
+    controller.abort();
+  });
   const live = io.stderr.isTTY && !options.log;
   const printer = new TransitionPrinter(io.stderr, () => io.now(), { live });
   const watch = new TerminalWatch();
@@ -571,7 +572,7 @@ async function waitAndReport(
     invocation.err(formatStatus(final));
     return ExitCode.APP_FAILED;
   } catch (error) {
-    if (controller.signal.aborted) {
+    if (interrupted) {
       printer.clearLive();
       throw new InterruptedError(
         `stopped waiting for ${handle}; the app keeps running`,
@@ -582,6 +583,7 @@ async function waitAndReport(
   } finally {
     if (liveTimer !== undefined) clearInterval(liveTimer);
     stopInterrupt();
+    controller.abort(); // stops log followers still polling after an error
   }
 }
 
@@ -656,7 +658,11 @@ async function logCommand(invocation: Invocation, identifier: string, options: L
     invocation.err(`${target.handle} is ${app.status.state}: no logs yet (add -t to follow them)`);
   }
   const controller = new AbortController();
-  const stopInterrupt = io.onInterrupt(() => controller.abort());
+  let interrupted = false;
+  const stopInterrupt = io.onInterrupt(() => {
+    interrupted = true;
+    controller.abort();
+  });
   const watch = new TerminalWatch();
   const json = options.json === true;
   try {
@@ -670,6 +676,13 @@ async function logCommand(invocation: Invocation, identifier: string, options: L
             sleep: (ms, s) => io.sleep(ms, s),
             signal: controller.signal,
             initialState: app.status.state,
+          }).catch((error: unknown) => {
+            // Without the state, followers still stop when the API says a log is complete.
+            if (!controller.signal.aborted) {
+              invocation.warn(
+                `cannot watch the app's state: ${error instanceof Error ? error.message : error}`,
+              );
+            }
           })
         : undefined;
     await followLogs({
@@ -690,15 +703,16 @@ async function logCommand(invocation: Invocation, identifier: string, options: L
       terminalWatch: watch,
     });
     controller.abort();
-    await watcher?.catch(() => undefined);
+    await watcher;
     return ExitCode.OK;
   } catch (error) {
-    if (controller.signal.aborted && !(error instanceof CliError)) {
+    if (interrupted) {
       throw new InterruptedError(`stopped following ${target.handle}; the app keeps running`);
     }
     throw error;
   } finally {
     stopInterrupt();
+    controller.abort();
   }
 }
 

@@ -388,6 +388,16 @@ describe('txs log', () => {
     expect(out).toBe('hello\nbye\n');
   });
 
+  it('stops following on Ctrl-C with exit 130, leaving the app running', async () => {
+    api.addApp('local_cwd://torchx/long-1', { states: ['RUNNING'], logs: { 'echo/0': ['tick'] } });
+    let io: MemoryIO;
+    io = memoryIO({ onSleep: (_ms, count) => count === 4 && io.interrupt() });
+    const { code, out, err } = await txs(['log', '-t', 'local_cwd://torchx/long-1'], io);
+    expect(code).toBe(ExitCode.INTERRUPTED);
+    expect(out).toBe('tick\n');
+    expect(err).toBe('error: stopped following local_cwd://torchx/long-1; the app keeps running\n');
+  });
+
   it('says when an app has no logs yet', async () => {
     api.addApp('local_cwd://torchx/wait-1', { states: ['PENDING'] });
     const { out, err } = await txs(['log', 'local_cwd://torchx/wait-1']);
