@@ -465,6 +465,7 @@ async function runCommand(
   if (options.dryrun && (options.wait || options.log)) {
     throw new UsageError('--dryrun submits nothing, so it cannot be combined with --wait or --log');
   }
+  const app = options.app === undefined ? undefined : await readAppFile(invocation, options.app);
   const scheduler = options.scheduler ?? config.get('cli:run', 'scheduler') ?? DEFAULT_SCHEDULER;
   const session = options.session ?? config.get('cli:run', 'session');
   const client = await invocation.client(options);
@@ -494,9 +495,7 @@ async function runCommand(
     ...(session === undefined ? {} : { session }),
   };
   const body: RunRequestBody =
-    options.app !== undefined
-      ? { ...common, app: await readAppFile(invocation, options.app) }
-      : { ...common, component: component ?? '', args };
+    app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
 
   if (options.dryrun) {
     const dryrun = await client.dryrun(body);
