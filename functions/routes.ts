@@ -22,8 +22,18 @@ export const ROUTES: readonly RouteDefinition[] = [
   { name: 'Run', method: 'POST', path: '/v1/apps', entry: 'functions/api/run.ts' },
   { name: 'List', method: 'GET', path: '/v1/apps', entry: 'functions/api/list.ts' },
   { name: 'Status', method: 'GET', path: '/v1/apps/{scheduler}/{appId}', entry: 'functions/api/status.ts' },
-  { name: 'Delete', method: 'DELETE', path: '/v1/apps/{scheduler}/{appId}', entry: 'functions/api/delete.ts' },
-  { name: 'Cancel', method: 'POST', path: '/v1/apps/{scheduler}/{appId}/cancel', entry: 'functions/api/cancel.ts' },
+  {
+    name: 'Delete',
+    method: 'DELETE',
+    path: '/v1/apps/{scheduler}/{appId}',
+    entry: 'functions/api/delete.ts',
+  },
+  {
+    name: 'Cancel',
+    method: 'POST',
+    path: '/v1/apps/{scheduler}/{appId}/cancel',
+    entry: 'functions/api/cancel.ts',
+  },
   { name: 'Logs', method: 'GET', path: '/v1/apps/{scheduler}/{appId}/logs', entry: 'functions/api/logs.ts' },
 ];
 

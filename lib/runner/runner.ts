@@ -160,11 +160,18 @@ export class Runner {
   /**
    * Validates the app and returns the exact native request, without submitting anything. Rejects apps with
    * no roles, roles without an entrypoint and non-positive replicas (TorchX's messages), injects
-   * `TORCHX_JOB_ID`, runs the scheduler's validation, then its dry run.
+   * `TORCHX_JOB_ID`, runs the scheduler's validation, then its dry run. A scheduler's `user` option (the
+   * `torchx.pytorch.org/user` tag) defaults to the caller: the user or session name of an IAM `owner`.
    *
    * @throws ValidationError / InvalidRunConfigError / UnknownSchedulerError naming what to fix.
    */
-  dryrun(app: AppDef, scheduler: string, cfg: Cfg = {}, session = this.sessionName): AppDryRunInfo {
+  dryrun(
+    app: AppDef,
+    scheduler: string,
+    cfg: Cfg = {},
+    session = this.sessionName,
+    owner?: string,
+  ): AppDryRunInfo {
     const sched = this.schedulers.get(scheduler);
     if (app.roles.length === 0) {
       throw ValidationError.forField(
@@ -188,7 +195,12 @@ export class Runner {
       }
       role.env[TORCHX_JOB_ID_ENV] = makeAppHandle(scheduler, session, macros.appId);
     });
-    const resolved = sched.runOpts().resolve(cfg);
+    const opts = sched.runOpts();
+    const withUser =
+      owner !== undefined && opts.get('user') !== undefined && (cfg.user === undefined || cfg.user === null)
+        ? { ...cfg, user: userNameOf(owner) }
+        : cfg;
+    const resolved = opts.resolve(withUser);
     sched.validate(prepared, resolved);
     return sched.submitDryrun(prepared, resolved);
   }
@@ -201,16 +213,23 @@ export class Runner {
     cfg: Cfg = {},
     session = this.sessionName,
     componentContext: ComponentContext = {},
+    owner?: string,
   ): AppDryRunInfo {
     this.schedulers.get(scheduler);
-    return this.dryrun(materializeComponent(component, args, componentContext), scheduler, cfg, session);
+    return this.dryrun(
+      materializeComponent(component, args, componentContext),
+      scheduler,
+      cfg,
+      session,
+      owner,
+    );
   }
 
-  /** Dry-runs a validated HTTP run request (an AppDef or a component). */
-  dryrunRequest(request: RunRequest, componentContext: ComponentContext = {}): AppDryRunInfo {
+  /** Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`. */
+  dryrunRequest(request: RunRequest, owner?: string, componentContext: ComponentContext = {}): AppDryRunInfo {
     const session = request.session ?? this.sessionName;
     return request.app !== undefined
-      ? this.dryrun(request.app, request.scheduler, request.cfg, session)
+      ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner)
       : this.dryrunComponent(
           request.component,
           request.args,
@@ -218,6 +237,7 @@ export class Runner {
           request.cfg,
           session,
           componentContext,
+          owner,
         );
   }
 
@@ -227,7 +247,7 @@ export class Runner {
   async run(app: AppDef, scheduler: string, cfg: Cfg, ctx: RequestContext): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
     return this.idempotently(ctx, { scheduler, session, cfg, app }, () =>
-      this.schedule(this.dryrun(app, scheduler, cfg, session), ctx),
+      this.schedule(this.dryrun(app, scheduler, cfg, session, ctx.owner), ctx),
     );
   }
 
@@ -242,7 +262,7 @@ export class Runner {
     const session = ctx.session ?? this.sessionName;
     return this.idempotently(ctx, { scheduler, session, cfg, component, args }, () =>
       this.schedule(
-        this.dryrunComponent(component, args, scheduler, cfg, session, ctx.componentContext),
+        this.dryrunComponent(component, args, scheduler, cfg, session, ctx.componentContext, ctx.owner),
         ctx,
       ),
     );
@@ -495,10 +515,11 @@ export class Runner {
 
   // ---------------------------------------------------------------- logs
 
-  /** One page of a replica's log. */
+  /** One page of a replica's log. An empty `role` means the app's first role. */
   async readLogs(handle: AppHandle, request: LogPageRequest, owner?: string): Promise<LogPage> {
     const record = await this.get(handle, owner);
-    return this.schedulers.get(record.scheduler).readLogs(record.appId, request);
+    const role = request.role || record.app.roles[0]?.name || '';
+    return this.schedulers.get(record.scheduler).readLogs(record.appId, { ...request, role });
   }
 
   /** Iterates a replica's log lines (TorchX `log_lines`); `tail` follows until the app is terminal. */
@@ -547,10 +568,23 @@ export class Runner {
     return { checked, changed, errors };
   }
 
+  /** Closes every scheduler created so far (local schedulers stop their processes). */
+  async close(): Promise<void> {
+    await this.schedulers.close();
+  }
+
   /** The scheduler instance for `name` (for wiring that needs backend specifics). */
   scheduler(name: string): Scheduler {
     return this.schedulers.get(name);
   }
+}
+
+/**
+ * A short user name for an owner: the last path segment of an IAM ARN (`arn:aws:iam::1:user/alice` → `alice`,
+ * an assumed role's session name), the owner itself otherwise.
+ */
+export function userNameOf(owner: string): string {
+  return owner.startsWith('arn:') ? owner.slice(owner.lastIndexOf('/') + 1) || owner : owner;
 }
 
 function ownerOf(options: { owner?: string }): { owner?: string } {

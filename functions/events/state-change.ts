@@ -1,0 +1,43 @@
+/**
+ * EventBridge → app records: Batch and SageMaker state-change events (and the local scheduler's, in local
+ * mode) become transitions; events for jobs we did not launch are ignored. Throws only for our own failures
+ * (e.g. DynamoDB unavailable) so EventBridge retries and, after that, the dead-letter queue keeps the event.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
+import { runner } from '../shared/container.js';
+import { logger, metrics } from '../shared/powertools.js';
+
+/** What one invocation did (returned for tests and logs). */
+export type StateChangeResult = { applied: boolean; reason: string };
+
+export async function handleStateChange(event: StateChangeEnvelope): Promise<StateChangeResult> {
+  const routed = mapStateChangeEvent(event);
+  if ('ignored' in routed) {
+    logger.debug('event ignored', { reason: routed.ignored });
+    return { applied: false, reason: routed.ignored };
+  }
+  const outcome = await runner().applyNativeTransition(
+    routed.scheduler,
+    routed.nativeName,
+    routed.transition,
+  );
+  if (outcome === undefined) return { applied: false, reason: 'not an app we launched' };
+  if (!outcome.applied) return { applied: false, reason: outcome.reason };
+  metrics.addMetric('TransitionsApplied', 'Count', 1);
+  logger.info('transition applied', {
+    handle: outcome.record.handle,
+    from: outcome.previous,
+    to: outcome.record.state,
+  });
+  return { applied: true, reason: `${outcome.previous} -> ${outcome.record.state}` };
+}
+
+export const handler = middy<StateChangeEnvelope, StateChangeResult>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async (event) => {
+    const result = await handleStateChange(event);
+    metrics.publishStoredMetrics();
+    return result;
+  });

@@ -1,0 +1,109 @@
+/**
+ * The one place where errors become HTTP responses: our errors map to a status by `code`; middy's own
+ * HTTP errors (body parsing) map to our codes; anything else is a 500 that carries only the request id.
+ */
+import { TxsError } from '../../lib/specs/index.js';
+
+const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+  Unauthenticated: 401,
+  UnknownApp: 404,
+  RouteNotFound: 404,
+  MethodNotAllowed: 405,
+  IdempotencyInProgress: 409,
+  PayloadTooLarge: 413,
+  UnsupportedMediaType: 415,
+  IdempotencyConflict: 422,
+  BackendAccessDenied: 502,
+  BackendError: 503,
+  StoreUnavailable: 503,
+  AppStatus: 409,
+  WaitTimeout: 504,
+};
+
+/** Codes of errors that are the service's fault even though they are ours (5xx). */
+const SERVER_SIDE = new Set([
+  'BackendAccessDenied',
+  'BackendError',
+  'StoreUnavailable',
+  'SchedulerError',
+  'WaitTimeout',
+]);
+
+/** A JSON error response. */
+export interface ErrorResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** An error raised by the HTTP layer itself (bad JSON, wrong media type, unknown route). */
+export class HttpRequestError extends TxsError {
+  constructor(
+    readonly code: string,
+    message: string,
+    issues: { path: string; message: string }[] = [],
+  ) {
+    super(message, { issues });
+  }
+}
+
+interface MiddyHttpError {
+  statusCode: number;
+  message: string;
+  cause?: { package?: string; message?: string };
+}
+
+function isMiddyHttpError(error: unknown): error is MiddyHttpError {
+  return (
+    error instanceof Error &&
+    typeof (error as Partial<MiddyHttpError>).statusCode === 'number' &&
+    (error as Partial<MiddyHttpError>).statusCode !== undefined
+  );
+}
+
+/** HTTP status for one of our error codes (400 for every other caller mistake). */
+export function statusForCode(code: string): number {
+  return STATUS_BY_CODE[code] ?? (SERVER_SIDE.has(code) ? 500 : 400);
+}
+
+/** Normalizes any thrown value into our error vocabulary. */
+export function toTxsError(error: unknown): TxsError | undefined {
+  if (error instanceof TxsError) return error;
+  if (isMiddyHttpError(error) && error.cause?.package === '@middy/http-json-body-parser') {
+    if (error.message === 'Unsupported Media Type') {
+      return new HttpRequestError(
+        'UnsupportedMediaType',
+        'Send the body as JSON with Content-Type: application/json',
+      );
+    }
+    const detail = error.cause.message ? `: ${error.cause.message}` : ': the request body is missing';
+    return new HttpRequestError('InvalidJson', `The request body is not valid JSON${detail}`, [
+      { path: 'body', message: `not valid JSON${detail}` },
+    ]);
+  }
+  return undefined;
+}
+
+/**
+ * Builds the JSON error response for `error`.
+ *
+ * @param requestId included so users can quote it; a 500's message is only this.
+ */
+export function errorResponse(error: unknown, requestId: string): ErrorResponse {
+  const known = toTxsError(error);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (!known) {
+    return {
+      statusCode: 500,
+      headers,
+      body: JSON.stringify({
+        error: { code: 'InternalError', message: `Internal error (request id ${requestId})`, requestId },
+      }),
+    };
+  }
+  const statusCode = statusForCode(known.code);
+  if (statusCode === 503) headers['retry-after'] = '5';
+  const payload: Record<string, unknown> = { code: known.code, message: known.message, requestId };
+  if (known.issues.length > 0) payload.details = known.issues;
+  return { statusCode, headers, body: JSON.stringify({ error: payload }) };
+}

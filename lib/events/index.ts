@@ -1,0 +1,109 @@
+/**
+ * Native state-change events → one `AppStateTransition` routed by scheduler and native job name.
+ * Sources: AWS Batch "Batch Job State Change", SageMaker "SageMaker Training Job State Change" (both via
+ * EventBridge), and the local scheduler's in-process events (same envelope, so local mode runs the deployed
+ * code path).
+ *
+ * @module
+ */
+import { batchTransitionOf } from '../schedulers/aws-batch/state.js';
+import { sageMakerTransitionOf } from '../schedulers/aws-sagemaker/state.js';
+import type { AppStateTransition } from '../specs/index.js';
+
+/** EventBridge source and detail-type of the local scheduler's events. */
+export const LOCAL_EVENT_SOURCE = 'torchx-serverless.local';
+export const LOCAL_EVENT_DETAIL_TYPE = 'Local App State Change';
+
+/** The EventBridge envelope fields we read. */
+export interface StateChangeEnvelope {
+  source?: string;
+  'detail-type'?: string;
+  time?: string;
+  detail?: unknown;
+}
+
+/** A transition for the app a scheduler knows by `nativeName`. */
+export interface RoutedTransition {
+  scheduler: string;
+  nativeName: string;
+  transition: AppStateTransition;
+}
+
+/** Why an event produced no transition. */
+export type IgnoredEvent = { ignored: string };
+
+/** The local scheduler's event detail. */
+export interface LocalStateChangeDetail {
+  appId: string;
+  transition: AppStateTransition;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Maps one EventBridge event to a routed transition, or says why it is ignored (unknown source, an MNP node
+ * job's own event, a malformed detail).
+ *
+ * @example
+ * ```ts
+ * const routed = mapStateChangeEvent(event);
+ * if (!('ignored' in routed)) await runner.applyNativeTransition(routed.scheduler, routed.nativeName, routed.transition);
+ * ```
+ */
+export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransition | IgnoredEvent {
+  const detail = event.detail;
+  if (!isRecord(detail)) return { ignored: 'event has no detail object' };
+  const kind = `${event.source}/${event['detail-type']}`;
+  switch (kind) {
+    case 'aws.batch/Batch Job State Change': {
+      const jobName = detail.jobName;
+      const jobId = detail.jobId;
+      if (typeof jobName !== 'string' || typeof detail.status !== 'string')
+        return { ignored: 'Batch detail lacks jobName/status' };
+      if (typeof jobId === 'string' && jobId.includes('#')) {
+        return { ignored: 'multi-node child job event (the parent job carries the app state)' };
+      }
+      return {
+        scheduler: 'aws_batch',
+        nativeName: jobName,
+        transition: batchTransitionOf(detail as never, 'event'),
+      };
+    }
+    case 'aws.sagemaker/SageMaker Training Job State Change': {
+      const name = detail.TrainingJobName;
+      if (typeof name !== 'string' || typeof detail.TrainingJobStatus !== 'string') {
+        return { ignored: 'SageMaker detail lacks TrainingJobName/TrainingJobStatus' };
+      }
+      return {
+        scheduler: 'aws_sagemaker',
+        nativeName: name,
+        transition: sageMakerTransitionOf(detail as never, 'event'),
+      };
+    }
+    case `${LOCAL_EVENT_SOURCE}/${LOCAL_EVENT_DETAIL_TYPE}`: {
+      const local = detail as unknown as LocalStateChangeDetail;
+      if (typeof local.appId !== 'string' || !isRecord(local.transition))
+        return { ignored: 'local detail lacks appId/transition' };
+      return { scheduler: 'local_cwd', nativeName: local.appId, transition: local.transition };
+    }
+    default:
+      return { ignored: `not a state-change event we handle (${kind})` };
+  }
+}
+
+/** Wraps a local scheduler transition in the EventBridge envelope the state-change function receives. */
+export function localStateChangeEvent(appId: string, transition: AppStateTransition) {
+  return {
+    version: '0',
+    id: `${appId}-${transition.state}-${transition.eventTime}`,
+    'detail-type': LOCAL_EVENT_DETAIL_TYPE,
+    source: LOCAL_EVENT_SOURCE,
+    account: 'local',
+    time: new Date(transition.eventTime).toISOString(),
+    region: 'local',
+    resources: [],
+    detail: { appId, transition } satisfies LocalStateChangeDetail,
+  };
+}

@@ -1,0 +1,11 @@
+/**
+ * The AWS Batch scheduler (`aws_batch`): translation (pure), state mapping (pure, shared with the
+ * EventBridge handler), run options and the scheduler itself.
+ *
+ * @module
+ */
+export * from './options.js';
+export * from './scheduler.js';
+export * from './sdk-errors.js';
+export * from './state.js';
+export * from './translate.js';

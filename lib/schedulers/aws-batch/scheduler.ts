@@ -1,0 +1,795 @@
+/**
+ * The `aws_batch` scheduler: runs an AppDef as one AWS Batch multi-node parallel job (one node group per
+ * role), and answers describe, list, cancel, delete and logs for it. Port of TorchX's `AWSBatchScheduler`;
+ * see `docs/readme/aws-batch.md` for the differences.
+ *
+ * @module
+ */
+import {
+  BatchClient,
+  CancelJobCommand,
+  DeregisterJobDefinitionCommand,
+  DescribeJobDefinitionsCommand,
+  DescribeJobQueuesCommand,
+  DescribeJobsCommand,
+  type JobDetail,
+  ListJobsCommand,
+  type ListJobsCommandOutput,
+  type NodeRangeProperty,
+  RegisterJobDefinitionCommand,
+  type RegisterJobDefinitionCommandInput,
+  SubmitJobCommand,
+  type SubmitJobCommandInput,
+  TerminateJobCommand,
+} from '@aws-sdk/client-batch';
+import { CloudWatchLogsClient, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import {
+  type AppDef,
+  AppDryRunInfo,
+  type AppState,
+  type Cfg,
+  type DescribeAppResponse,
+  isTerminal,
+  type ListAppResponse,
+  MISSING,
+  makeAppHandle,
+  makeDescribeAppResponse,
+  makeRole,
+  NONE,
+  type ReplicaStatus,
+  type Role,
+  type RoleStatus,
+  type RunOpts,
+  UnknownAppError,
+  ValidationError,
+} from '../../specs/index.js';
+import { InvalidLogTokenError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
+import {
+  DEFAULT_LOG_PAGE_SIZE,
+  decodeLogToken,
+  encodeLogToken,
+  type LogPage,
+  type LogPageRequest,
+  MAX_LOG_PAGE_SIZE,
+  splitLines,
+} from '../logs.js';
+import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import { type AwsBatchOpts, awsBatchRunOpts, osUserName } from './options.js';
+import {
+  isAccessDenied,
+  isClientException,
+  type SdkCall,
+  sdkErrorName,
+  toSchedulerError,
+} from './sdk-errors.js';
+import {
+  batchConsoleUrl,
+  batchStateOf,
+  batchTransitionOf,
+  CANCEL_REASON_PREFIX,
+  parseEpochMs,
+} from './state.js';
+import {
+  type AwsBatchRequest,
+  DEFAULT_LOG_GROUP,
+  defaultUniqueNamer,
+  isSharedDefinition,
+  MAX_UNIQUE_SUFFIX_LENGTH,
+  nodeRangeOf,
+  ROLE_NAME_ENV,
+  resourceFromRequirements,
+  TORCHX_APP_NAME_TAG,
+  TORCHX_VERSION_TAG,
+  translateApp,
+  type UniqueNamer,
+} from './translate.js';
+
+/** The registered name of this scheduler. */
+export const AWS_BATCH_SCHEDULER = 'aws_batch';
+
+/** Most job ids DescribeJobs accepts per call. */
+export const DESCRIBE_JOBS_BATCH = 100;
+/** Longest reason CancelJob/TerminateJob accept. */
+export const MAX_CANCEL_REASON_LENGTH = 1024;
+/** How long after a node stops its log is still read for late lines before the log counts as complete. */
+export const LOG_SETTLE_MS = 30_000;
+/** Default look-back of {@link AwsBatchScheduler.list}. */
+export const DEFAULT_LIST_WINDOW_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+const PRE_START_STATUSES = new Set(['SUBMITTED', 'PENDING', 'RUNNABLE']);
+const STARTED_STATUSES = new Set(['STARTING', 'RUNNING', 'SUCCEEDED', 'FAILED']);
+
+/** Options of {@link createAwsBatchScheduler}. */
+export interface AwsBatchSchedulerOptions {
+  /** Batch client; a shared default (5 attempts, adaptive retry) is built once when omitted. */
+  batchClient?: BatchClient;
+  /** CloudWatch Logs client; a shared default is built once when omitted. */
+  logsClient?: CloudWatchLogsClient;
+  /** Default of the `user` run option (the caller); the OS user when omitted. */
+  defaultUser?: string;
+  /** Queues {@link AwsBatchScheduler.list} scans; every queue of the account (DescribeJobQueues) when omitted. */
+  queues?: readonly string[];
+  /** Makes the unique job name from its prefix (TorchX `make_unique`); inject a fixed one in tests. */
+  uniqueNamer?: UniqueNamer;
+  /** How far back {@link AwsBatchScheduler.list} looks (days, by creation time); 30 by default. */
+  listWindowDays?: number;
+}
+
+let sharedBatchClient: BatchClient | undefined;
+let sharedLogsClient: CloudWatchLogsClient | undefined;
+
+/** The default Batch client: built once per process, 5 attempts with adaptive retry (client-side rate limit). */
+export function defaultBatchClient(): BatchClient {
+  sharedBatchClient ??= new BatchClient({ maxAttempts: 5, retryMode: 'adaptive' });
+  return sharedBatchClient;
+}
+
+/** The default CloudWatch Logs client: built once per process, 5 attempts with adaptive retry. */
+export function defaultLogsClient(): CloudWatchLogsClient {
+  sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'adaptive' });
+  return sharedLogsClient;
+}
+
+/** An app id split into its queue and job name. */
+export interface BatchAppId {
+  /** Queue name or ARN, as given at submission. */
+  queue: string;
+  jobName: string;
+}
+
+/**
+ * Splits `queue:jobName` at the last `:` (a queue ARN contains colons, a job name cannot); undefined when the
+ * id has no `:` or an empty part.
+ *
+ * @example
+ * ```ts
+ * parseBatchAppId('arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-x1');
+ * // { queue: 'arn:aws:batch:us-east-1:123456789012:job-queue/gpu', jobName: 'train-x1' }
+ * ```
+ */
+export function parseBatchAppId(appId: string): BatchAppId | undefined {
+  const idx = appId.lastIndexOf(':');
+  if (idx <= 0 || idx === appId.length - 1) return undefined;
+  return { queue: appId.slice(0, idx), jobName: appId.slice(idx + 1) };
+}
+
+/** True when `jobQueue` (an ARN, as Batch reports it) is the queue the app id names (a name or an ARN). */
+function sameQueue(jobQueue: string | undefined, queue: string): boolean {
+  return jobQueue === queue || (jobQueue ?? '').endsWith(`/${queue}`);
+}
+
+function envOf(container: NodeRangeProperty['container']): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of container?.environment ?? []) {
+    if (pair.name !== undefined) env[pair.name] = pair.value ?? '';
+  }
+  return env;
+}
+
+/** One node group of a described job, with its node range. */
+interface NodeGroup {
+  role: string;
+  start: number;
+  numReplicas: number;
+  range: NodeRangeProperty;
+}
+
+function nodeGroupsOf(job: JobDetail): NodeGroup[] {
+  const numNodes = job.nodeProperties?.numNodes ?? 0;
+  return (job.nodeProperties?.nodeRangeProperties ?? []).map((range) => {
+    const { start, end } = nodeRangeOf(range.targetNodes ?? '', numNodes);
+    return {
+      role: envOf(range.container)[ROLE_NAME_ENV] ?? 'node',
+      start,
+      numReplicas: end - start + 1,
+      range,
+    };
+  });
+}
+
+/** Roles rebuilt from a described job (TorchX `describe`): name, replicas, image, command, env, resource. */
+function rolesOf(job: JobDetail): Role[] {
+  return nodeGroupsOf(job).map(({ role, numReplicas, range }) => {
+    const container = range.container ?? {};
+    const command = container.command ?? [];
+    return makeRole({
+      name: role,
+      image: container.image ?? '',
+      entrypoint: command[0] ?? MISSING,
+      args: command.slice(1),
+      env: envOf(container),
+      numReplicas,
+      resource: resourceFromRequirements(container.resourceRequirements ?? []),
+    });
+  });
+}
+
+function nodeIndexOf(node: JobDetail): number | undefined {
+  if (node.nodeDetails?.nodeIndex !== undefined) return node.nodeDetails.nodeIndex;
+  const jobId = node.jobId ?? '';
+  const hash = jobId.lastIndexOf('#');
+  return hash < 0 ? undefined : Number.parseInt(jobId.slice(hash + 1), 10);
+}
+
+function replicaStatusOf(
+  role: string,
+  id: number,
+  node: JobDetail | undefined,
+  parentState: AppState,
+): ReplicaStatus {
+  if (node === undefined) return { id, role, state: parentState, hostname: '', structuredErrorMsg: NONE };
+  let state = batchStateOf(node);
+  if (state === 'FAILED' && parentState === 'CANCELLED') state = 'CANCELLED';
+  const status: ReplicaStatus = {
+    id,
+    role,
+    state,
+    hostname: node.container?.networkInterfaces?.[0]?.privateIpv4Address ?? '',
+    structuredErrorMsg: NONE,
+  };
+  if (node.container?.exitCode !== undefined) status.exitCode = node.container.exitCode;
+  const reason = [node.statusReason, node.container?.reason].filter((r) => r).join('; ');
+  if (reason !== '') status.reason = reason;
+  return status;
+}
+
+/** The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token. */
+interface LogCursor {
+  v: 1;
+  /** Parent job id. */
+  job: string;
+  role: string;
+  replica: number;
+  /** Global node index of the replica. */
+  node: number;
+  stream?: string;
+  cw?: string;
+}
+
+function isLogCursor(value: unknown): value is LogCursor {
+  if (value === null || typeof value !== 'object') return false;
+  const c = value as Record<string, unknown>;
+  return (
+    c.v === 1 &&
+    typeof c.job === 'string' &&
+    typeof c.role === 'string' &&
+    typeof c.replica === 'number' &&
+    typeof c.node === 'number' &&
+    (c.stream === undefined || typeof c.stream === 'string') &&
+    (c.cw === undefined || typeof c.cw === 'string')
+  );
+}
+
+/** The log streams of a node job, oldest first: one per finished attempt, then the running attempt's. */
+function streamsOf(node: JobDetail | undefined): string[] {
+  const streams: string[] = [];
+  for (const attempt of node?.attempts ?? []) {
+    const name = attempt.container?.logStreamName;
+    if (name && !streams.includes(name)) streams.push(name);
+  }
+  const current = node?.container?.logStreamName;
+  if (current && !streams.includes(current)) streams.push(current);
+  return streams;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * AWS Batch scheduler (`aws_batch`). Build it with {@link createAwsBatchScheduler}.
+ *
+ * @example
+ * ```ts
+ * const batch = createAwsBatchScheduler({ sessionName: 'torchx' }, { defaultUser: 'alice' });
+ * const info = batch.submitDryrun(app, { queue: 'gpu' });  // pure: info.request is the exact SDK input
+ * const appId = await batch.schedule(info);                 // 'gpu:train-t4rcs9x6sv1m'
+ * const status = await batch.describe(appId);
+ * for await (const line of batch.logIter(appId, { role: 'trainer', replica: 0, tail: true })) console.log(line);
+ * ```
+ */
+export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> {
+  private readonly batch: BatchClient;
+  private readonly logs: CloudWatchLogsClient;
+  private readonly defaultUser: string | undefined;
+  private readonly queues: readonly string[] | undefined;
+  private readonly uniqueNamer: UniqueNamer;
+  private readonly listWindowMs: number;
+
+  constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
+    super(AWS_BATCH_SCHEDULER, context);
+    this.batch = options.batchClient ?? defaultBatchClient();
+    this.logs = options.logsClient ?? defaultLogsClient();
+    this.defaultUser = options.defaultUser;
+    this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
+    this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
+    this.listWindowMs = (options.listWindowDays ?? DEFAULT_LIST_WINDOW_DAYS) * DAY_MS;
+  }
+
+  /** The run options; `user` defaults to the configured default user, else the OS user. */
+  runOpts(): RunOpts {
+    return awsBatchRunOpts(this.defaultUser ?? osUserName());
+  }
+
+  /** cancel, logs, full describe, distributed, mounts and retries; no elasticity. */
+  capabilities(): SchedulerCapabilities {
+    return {
+      cancel: true,
+      logs: true,
+      describe: 'full',
+      distributed: true,
+      mounts: true,
+      retries: true,
+      elasticity: false,
+    };
+  }
+
+  protected translate(app: AppDef, cfg: AwsBatchOpts): AppDryRunInfo<AwsBatchRequest> {
+    const { request, app: submitted } = translateApp(app, cfg, this.uniqueNamer);
+    return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
+  }
+
+  /**
+   * Checks the app against AWS Batch's rules and the Batch quotas before anything is sent (the same checks
+   * `submitDryrun` makes, with the longest possible job name for the size quotas).
+   *
+   * @throws InvalidRunConfigError for a missing or mistyped option; ValidationError naming each field.
+   */
+  override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
+    super.validate(app, cfg);
+    const resolved = this.runOpts().resolve(cfg) as AwsBatchOpts;
+    translateApp(app, resolved, (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`);
+  }
+
+  /** `<queue>:<job name>`, as TorchX. */
+  appIdOf(dryrun: AppDryRunInfo<AwsBatchRequest>): string {
+    return `${dryrun.request.submitJob.jobQueue}:${dryrun.request.submitJob.jobName}`;
+  }
+
+  /** The Batch job name: the part after the last `:` of the app id. */
+  override nativeNameOf(appId: string): string {
+    return parseBatchAppId(appId)?.jobName ?? appId;
+  }
+
+  /**
+   * Registers the job definition (or reuses the ACTIVE revision of an identical shared one) and submits the
+   * job with that exact revision.
+   *
+   * @throws ValidationError naming `cfg.queue` when Batch does not know the queue; BackendError and
+   *   BackendAccessDeniedError for other AWS failures.
+   */
+  async schedule(dryrun: AppDryRunInfo<AwsBatchRequest>): Promise<string> {
+    const { registerJobDefinition, submitJob } = dryrun.request;
+    const shared = isSharedDefinition(dryrun.request);
+    const existing = shared
+      ? await this.findActiveDefinition(registerJobDefinition.jobDefinitionName)
+      : undefined;
+    const definition = existing ?? (await this.registerDefinition(registerJobDefinition));
+    try {
+      await this.submitJob({ ...submitJob, jobDefinition: definition });
+    } catch (error) {
+      // A reused revision may have been deregistered (by a delete) since we looked it up: register it anew.
+      const cause = error instanceof Error ? error.cause : undefined;
+      const definitionGone =
+        isClientException(cause) && /definition/i.test((cause as Error).message) && !isAccessDenied(cause);
+      if (existing === undefined || !definitionGone) throw error;
+      const fresh = await this.registerDefinition(registerJobDefinition);
+      await this.submitJob({ ...submitJob, jobDefinition: fresh });
+    }
+    return this.appIdOf(dryrun);
+  }
+
+  /** Describes the app: state, restarts, message, console URL, roles and per-replica statuses from the node jobs. */
+  async describe(appId: string): Promise<DescribeAppResponse | undefined> {
+    const job = await this.findJob(appId);
+    if (job === undefined) return undefined;
+    const nodes = await this.describeNodes(job);
+    const transition = batchTransitionOf(job, 'describe');
+    const rolesStatuses: RoleStatus[] = nodeGroupsOf(job).map(({ role, start, numReplicas }) => ({
+      role,
+      replicas: Array.from({ length: numReplicas }, (_, id) =>
+        replicaStatusOf(role, id, nodes.get(start + id), transition.state),
+      ),
+    }));
+    const response = makeDescribeAppResponse({
+      appId,
+      state: transition.state,
+      numRestarts: transition.numRestarts ?? 0,
+      msg: transition.reason ?? NONE,
+      roles: rolesOf(job),
+      rolesStatuses,
+      updatedAt: transition.eventTime,
+    });
+    const uiUrl = batchConsoleUrl(job.jobArn);
+    if (uiUrl !== undefined) response.uiUrl = uiUrl;
+    return response;
+  }
+
+  /**
+   * Lists the torchx jobs (tagged `torchx.pytorch.org/version`) created in the last `listWindowDays` on the
+   * configured queues, or on every queue of the account.
+   */
+  async list(): Promise<ListAppResponse[]> {
+    const queues = this.queues ?? (await this.allQueues());
+    const createdAfter = String(Math.max(this.now() - this.listWindowMs, 0));
+    const perQueue = await Promise.all(queues.map((queue) => this.listQueue(queue, createdAfter)));
+    return perQueue.flat();
+  }
+
+  /** True when Batch knows the job (one lookup, no node calls). */
+  override async exists(appId: string): Promise<boolean> {
+    return (await this.findJob(appId)) !== undefined;
+  }
+
+  /**
+   * Cancels the app: CancelJob before it starts, TerminateJob once STARTING or RUNNING. The reason is recorded
+   * as the job's statusReason (prefixed so describe reports CANCELLED). A no-op for unknown or finished apps.
+   */
+  override async cancel(appId: string, reason = 'cancelled via torchx-serverless'): Promise<void> {
+    const job = await this.findJob(appId);
+    if (job === undefined || isTerminal(batchStateOf(job))) return;
+    await this.stopJob(job, reason);
+  }
+
+  protected async cancelExisting(appId: string, reason: string): Promise<void> {
+    await this.cancel(appId, reason);
+  }
+
+  /**
+   * Cancels the job if it is live, then deregisters the job definition revision it ran with (an already
+   * inactive revision is fine). A no-op for an unknown app.
+   */
+  override async delete(appId: string): Promise<void> {
+    const job = await this.findJob(appId);
+    if (job !== undefined) await this.deleteJob(job);
+  }
+
+  protected override async deleteExisting(appId: string): Promise<void> {
+    await this.delete(appId);
+  }
+
+  private async deleteJob(job: JobDetail): Promise<void> {
+    if (!isTerminal(batchStateOf(job))) await this.stopJob(job, 'deleted via torchx-serverless');
+    try {
+      await this.batch.send(new DeregisterJobDefinitionCommand({ jobDefinition: job.jobDefinition }));
+    } catch (error) {
+      const alreadyGone =
+        isClientException(error) &&
+        !isAccessDenied(error) &&
+        /inactive|not found|does not exist/i.test((error as Error).message);
+      if (!alreadyGone) {
+        throw toSchedulerError(error, { service: 'batch', action: 'DeregisterJobDefinition' });
+      }
+    }
+  }
+
+  /**
+   * One page of a replica's log from CloudWatch Logs. The replica's node is the role's first node index plus
+   * `replica`; its stream is the latest attempt's (and the page moves on to a newer attempt's stream once the
+   * current one is read). The page token is opaque and bound to the app, role and replica.
+   *
+   * @throws ValidationError naming `streams` for anything but `combined`; UnknownRoleError;
+   *   UnknownReplicaError; InvalidLogTokenError; UnknownAppError when Batch does not know the app.
+   */
+  protected override async fetchLogPage(appId: string, request: LogPageRequest): Promise<LogPage> {
+    if (request.streams !== undefined && request.streams !== 'combined') {
+      throw ValidationError.forField(
+        'streams',
+        `AWS Batch writes stdout and stderr to one CloudWatch stream; use 'combined', not '${request.streams}'`,
+      );
+    }
+    const limit = request.limit ?? DEFAULT_LOG_PAGE_SIZE;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_PAGE_SIZE) {
+      throw ValidationError.forField(
+        'limit',
+        `must be a whole number from 1 to ${MAX_LOG_PAGE_SIZE}, got ${limit}`,
+      );
+    }
+    const replica = request.replica ?? 0;
+    const id = parseBatchAppId(appId);
+    const unknownApp = () => new UnknownAppError(makeAppHandle(this.backend, this.sessionName, appId));
+    if (id === undefined) throw unknownApp();
+
+    const cursor = request.nextToken === undefined ? undefined : this.decodeCursor(request, replica);
+    let parent: JobDetail | undefined;
+    let node: JobDetail | undefined;
+    let nodeIndex: number;
+    let group: NodeGroup;
+    if (cursor === undefined) {
+      parent = await this.findJob(appId);
+      if (parent === undefined) throw unknownApp();
+      group = this.nodeGroupFor(parent, request.role, replica);
+      nodeIndex = group.start + replica;
+      if (STARTED_STATUSES.has(parent.status ?? '')) {
+        [node] = await this.describeJobs([`${parent.jobId}#${nodeIndex}`]);
+      }
+    } else {
+      const jobs = await this.describeJobs([cursor.job, `${cursor.job}#${cursor.node}`]);
+      parent = jobs.find((j) => j.jobId === cursor.job);
+      node = jobs.find((j) => j.jobId === `${cursor.job}#${cursor.node}`);
+      if (parent === undefined || parent.jobName !== id.jobName || !sameQueue(parent.jobQueue, id.queue)) {
+        throw new InvalidLogTokenError();
+      }
+      group = this.nodeGroupFor(parent, request.role, replica);
+      nodeIndex = group.start + replica;
+      if (nodeIndex !== cursor.node) throw new InvalidLogTokenError();
+    }
+
+    const streams = streamsOf(node);
+    if (cursor?.stream !== undefined && !streams.includes(cursor.stream)) throw new InvalidLogTokenError();
+    const stream = cursor?.stream ?? streams[streams.length - 1];
+    const position: LogCursor = {
+      v: 1,
+      job: parent.jobId ?? '',
+      role: request.role,
+      replica,
+      node: nodeIndex,
+    };
+    const settled = this.isSettled(node ?? parent);
+    if (stream === undefined) {
+      return settled
+        ? { lines: [], caughtUp: true }
+        : { lines: [], nextToken: encodeLogToken(position), caughtUp: true };
+    }
+    const logGroup = group.range.container?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP;
+    const { lines, forwardToken } = await this.readStream(logGroup, stream, cursor?.cw, limit, request);
+    const caughtUp = forwardToken === undefined || forwardToken === cursor?.cw;
+    const next: LogCursor = { ...position, stream };
+    if (forwardToken !== undefined) next.cw = forwardToken;
+    if (!caughtUp) return { lines, nextToken: encodeLogToken(next), caughtUp: false };
+    const newer = streams[streams.indexOf(stream) + 1];
+    if (newer !== undefined)
+      return { lines, nextToken: encodeLogToken({ ...position, stream: newer }), caughtUp: false };
+    return settled ? { lines, caughtUp: true } : { lines, nextToken: encodeLogToken(next), caughtUp: true };
+  }
+
+  private decodeCursor(request: LogPageRequest, replica: number): LogCursor {
+    const cursor = decodeLogToken(request.nextToken ?? '');
+    if (!isLogCursor(cursor) || cursor.role !== request.role || cursor.replica !== replica) {
+      throw new InvalidLogTokenError();
+    }
+    return cursor;
+  }
+
+  private nodeGroupFor(job: JobDetail, role: string, replica: number): NodeGroup {
+    const groups = nodeGroupsOf(job);
+    const group = groups.find((g) => g.role === role);
+    if (group === undefined)
+      throw new UnknownRoleError(
+        role,
+        groups.map((g) => g.role),
+      );
+    if (!Number.isInteger(replica) || replica < 0 || replica >= group.numReplicas) {
+      throw new UnknownReplicaError(role, replica, group.numReplicas);
+    }
+    return group;
+  }
+
+  /** True when the job is finished and has been for {@link LOG_SETTLE_MS} (late log lines have arrived). */
+  private isSettled(job: JobDetail): boolean {
+    if (!isTerminal(batchStateOf(job))) return false;
+    const stoppedAt = parseEpochMs(job.stoppedAt);
+    return stoppedAt === undefined || this.now() - stoppedAt >= LOG_SETTLE_MS;
+  }
+
+  private async readStream(
+    logGroupName: string,
+    logStreamName: string,
+    nextToken: string | undefined,
+    limit: number,
+    request: LogPageRequest,
+  ): Promise<{ lines: string[]; forwardToken: string | undefined }> {
+    try {
+      const response = await this.logs.send(
+        new GetLogEventsCommand({
+          logGroupName,
+          logStreamName,
+          startFromHead: true,
+          limit,
+          ...(nextToken === undefined ? {} : { nextToken }),
+          ...(request.since === undefined ? {} : { startTime: request.since.getTime() }),
+          ...(request.until === undefined ? {} : { endTime: request.until.getTime() }),
+        }),
+      );
+      const lines = (response.events ?? []).flatMap((event) => splitLines(event.message ?? ''));
+      return { lines, forwardToken: response.nextForwardToken };
+    } catch (error) {
+      // The stream appears when the container starts writing; until then there is nothing to read.
+      if (sdkErrorName(error) === 'ResourceNotFoundException') return { lines: [], forwardToken: nextToken };
+      if (sdkErrorName(error) === 'InvalidParameterException' && nextToken !== undefined) {
+        throw new InvalidLogTokenError();
+      }
+      throw toSchedulerError(error, { service: 'logs', action: 'GetLogEvents' });
+    }
+  }
+
+  /** Runs a Batch call, mapping SDK errors to scheduler errors. */
+  private async call<T>(action: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      throw toSchedulerError(error, { service: 'batch', action } satisfies SdkCall);
+    }
+  }
+
+  private async findActiveDefinition(name: string | undefined): Promise<string | undefined> {
+    let best: { arn: string; revision: number } | undefined;
+    let nextToken: string | undefined;
+    do {
+      const page = await this.call('DescribeJobDefinitions', () =>
+        this.batch.send(
+          new DescribeJobDefinitionsCommand({ jobDefinitionName: name, status: 'ACTIVE', nextToken }),
+        ),
+      );
+      for (const definition of page.jobDefinitions ?? []) {
+        const { jobDefinitionName, jobDefinitionArn, revision = 0, status } = definition;
+        if (jobDefinitionName !== name || status !== 'ACTIVE' || jobDefinitionArn === undefined) continue;
+        if (best === undefined || revision > best.revision) best = { arn: jobDefinitionArn, revision };
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return best?.arn;
+  }
+
+  private async registerDefinition(input: RegisterJobDefinitionCommandInput): Promise<string> {
+    const response = await this.call('RegisterJobDefinition', () =>
+      this.batch.send(new RegisterJobDefinitionCommand(input)),
+    );
+    return response.jobDefinitionArn ?? `${response.jobDefinitionName}:${response.revision}`;
+  }
+
+  private async submitJob(input: SubmitJobCommandInput): Promise<void> {
+    try {
+      await this.batch.send(new SubmitJobCommand(input));
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (isClientException(error) && !isAccessDenied(error) && /queue/i.test(message)) {
+        throw new ValidationError(
+          `cfg.queue: AWS Batch rejected job queue '${input.jobQueue}' (${message}); give the name or ARN of an existing queue`,
+          [{ path: 'cfg.queue', message: `AWS Batch rejected job queue '${input.jobQueue}': ${message}` }],
+          { cause: error },
+        );
+      }
+      throw toSchedulerError(error, { service: 'batch', action: 'SubmitJob' });
+    }
+  }
+
+  /** The newest job named like the app id on its queue (ListJobs JOB_NAME filter, exact match), described. */
+  private async findJob(appId: string): Promise<JobDetail | undefined> {
+    const id = parseBatchAppId(appId);
+    if (id === undefined) return undefined;
+    let nextToken: string | undefined;
+    do {
+      let page: ListJobsCommandOutput;
+      try {
+        page = await this.listJobsByName(id, nextToken);
+      } catch (error) {
+        // Batch answers an unknown queue with a ClientException: no such queue, so no such job.
+        if (isClientException(error) && !isAccessDenied(error)) return undefined;
+        throw toSchedulerError(error, { service: 'batch', action: 'ListJobs' });
+      }
+      const newest = (page.jobSummaryList ?? [])
+        .filter((summary) => summary.jobName === id.jobName)
+        .sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0];
+      if (newest?.jobId !== undefined) {
+        const [job] = await this.describeJobs([newest.jobId]);
+        return job;
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return undefined;
+  }
+
+  private listJobsByName(id: BatchAppId, nextToken: string | undefined): Promise<ListJobsCommandOutput> {
+    return this.batch.send(
+      new ListJobsCommand({
+        jobQueue: id.queue,
+        filters: [{ name: 'JOB_NAME', values: [id.jobName] }],
+        nextToken,
+      }),
+    );
+  }
+
+  /** DescribeJobs in calls of at most 100 ids. */
+  private async describeJobs(ids: readonly string[]): Promise<JobDetail[]> {
+    if (ids.length === 0) return [];
+    const pages = await Promise.all(
+      chunks(ids, DESCRIBE_JOBS_BATCH).map((jobs) =>
+        this.call('DescribeJobs', () => this.batch.send(new DescribeJobsCommand({ jobs }))),
+      ),
+    );
+    return pages.flatMap((page) => page.jobs ?? []);
+  }
+
+  /** The node jobs (`<jobId>#<n>`) of a started multi-node job, by node index. */
+  private async describeNodes(job: JobDetail): Promise<Map<number, JobDetail>> {
+    const numNodes = job.nodeProperties?.numNodes ?? 0;
+    const nodes = new Map<number, JobDetail>();
+    if (numNodes === 0 || !STARTED_STATUSES.has(job.status ?? '')) return nodes;
+    const ids = Array.from({ length: numNodes }, (_, i) => `${job.jobId}#${i}`);
+    for (const node of await this.describeJobs(ids)) {
+      const index = nodeIndexOf(node);
+      if (index !== undefined) nodes.set(index, node);
+    }
+    return nodes;
+  }
+
+  private async stopJob(job: JobDetail, reason: string): Promise<void> {
+    const recorded = `${CANCEL_REASON_PREFIX}${reason}`.slice(0, MAX_CANCEL_REASON_LENGTH);
+    const jobId = job.jobId ?? '';
+    if (PRE_START_STATUSES.has(job.status ?? '')) {
+      await this.call('CancelJob', () => this.batch.send(new CancelJobCommand({ jobId, reason: recorded })));
+      // CancelJob does nothing to a job that started meanwhile; such a job must be terminated.
+      const [now] = await this.describeJobs([jobId]);
+      if (now === undefined || PRE_START_STATUSES.has(now.status ?? '') || isTerminal(batchStateOf(now)))
+        return;
+    }
+    await this.call('TerminateJob', () =>
+      this.batch.send(new TerminateJobCommand({ jobId, reason: recorded })),
+    );
+  }
+
+  private async allQueues(): Promise<string[]> {
+    const queues: string[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.call('DescribeJobQueues', () =>
+        this.batch.send(new DescribeJobQueuesCommand({ nextToken })),
+      );
+      for (const queue of page.jobQueues ?? []) if (queue.jobQueueName) queues.push(queue.jobQueueName);
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return queues;
+  }
+
+  private async listQueue(queue: string, createdAfter: string): Promise<ListAppResponse[]> {
+    const apps: ListAppResponse[] = [];
+    let nextToken: string | undefined;
+    do {
+      const page = await this.call('ListJobs', () =>
+        this.batch.send(
+          new ListJobsCommand({
+            jobQueue: queue,
+            filters: [{ name: 'AFTER_CREATED_AT', values: [createdAfter] }],
+            nextToken,
+          }),
+        ),
+      );
+      const jobs = await this.describeJobs(
+        (page.jobSummaryList ?? []).flatMap((s) => (s.jobId ? [s.jobId] : [])),
+      );
+      for (const job of jobs) {
+        const tags = job.tags ?? {};
+        if (!Object.hasOwn(tags, TORCHX_VERSION_TAG)) continue;
+        apps.push({
+          appId: `${queue}:${job.jobName}`,
+          state: batchStateOf(job),
+          appHandle: '<NOT_SET>',
+          name: tags[TORCHX_APP_NAME_TAG] ?? job.jobName ?? '',
+        });
+      }
+      nextToken = page.nextToken;
+    } while (nextToken);
+    return apps;
+  }
+}
+
+/**
+ * Builds the `aws_batch` scheduler. Clients default to shared ones built once per process.
+ *
+ * @example
+ * ```ts
+ * const registry = new SchedulerRegistry({
+ *   aws_batch: (ctx) => createAwsBatchScheduler(ctx, { queues: ['gpu', 'cpu'] }),
+ * });
+ * ```
+ */
+export function createAwsBatchScheduler(
+  context: SchedulerContext,
+  options: AwsBatchSchedulerOptions = {},
+): AwsBatchScheduler {
+  return new AwsBatchScheduler(context, options);
+}

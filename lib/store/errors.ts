@@ -1,0 +1,133 @@
+/**
+ * Errors of the store layer. Each extends the project-wide `TxsError`, so the HTTP layer maps them by
+ * `code`; the DynamoDB SDK error rides in `cause`. `retryable` says whether the same call may succeed later.
+ *
+ * @module
+ */
+import { TxsError } from '../specs/index.js';
+
+/** Base class of store failures. */
+export class StoreError extends TxsError {
+  readonly code: string = 'StoreError';
+  /** True when trying the same call again later may succeed. */
+  readonly retryable: boolean = false;
+}
+
+/**
+ * DynamoDB throttled the request or failed on its side (5xx, network) and the SDK's own retries were
+ * exhausted. Retry later with back-off.
+ */
+export class StoreUnavailableError extends StoreError {
+  override readonly code = 'StoreUnavailable';
+  override readonly retryable = true;
+}
+
+/**
+ * A transition kept losing optimistic-concurrency races (many events for one app at once) and gave up.
+ * Nothing was written by this call; delivering the event again is safe.
+ */
+export class StoreConflictError extends StoreError {
+  override readonly code = 'StoreConflict';
+  override readonly retryable = true;
+}
+
+/** The table does not exist: the stack is not deployed in this account/region or the table name is wrong. */
+export class StoreTableNotFoundError extends StoreError {
+  override readonly code = 'StoreTableNotFound';
+  constructor(
+    readonly tableName: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `DynamoDB table '${tableName}' does not exist. Deploy the stack, or point the table name setting ` +
+        'at the app record table in this account and region',
+      options,
+    );
+  }
+}
+
+/**
+ * An update would make an app record larger than DynamoDB's 400 KB item limit (for example very large
+ * replica statuses). Nothing was written.
+ */
+export class RecordTooLargeError extends StoreError {
+  override readonly code = 'RecordTooLarge';
+}
+
+/**
+ * `completeIdempotencyKey` found no reservation to complete (it expired or was released), or the key is
+ * already bound to a different handle.
+ */
+export class IdempotencyReservationError extends StoreError {
+  override readonly code = 'IdempotencyReservation';
+}
+
+/** SDK error names that mean "try again later". */
+const RETRYABLE_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'LimitExceededException',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+]);
+
+/** Node.js network error codes that mean the endpoint could not be reached or dropped the connection. */
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+interface SdkErrorLike {
+  name?: unknown;
+  code?: unknown;
+  message?: unknown;
+  $metadata?: { httpStatusCode?: unknown };
+  $retryable?: unknown;
+}
+
+/** True when `error` is DynamoDB's ConditionalCheckFailedException. */
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return (error as SdkErrorLike | null)?.name === 'ConditionalCheckFailedException';
+}
+
+/**
+ * Wraps an SDK error from `operation` in the matching store error: {@link StoreTableNotFoundError},
+ * {@link StoreUnavailableError} for throttling, 5xx and network failures, else a non-retryable
+ * {@link StoreError}. Store errors pass through unchanged.
+ *
+ * @example
+ * ```ts
+ * try { await client.send(command); } catch (e) { throw toStoreError(e, 'GetItem', tableName); }
+ * ```
+ */
+export function toStoreError(error: unknown, operation: string, tableName: string): TxsError {
+  if (error instanceof TxsError) return error;
+  const sdk = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
+  const name = typeof sdk.name === 'string' ? sdk.name : 'Error';
+  const detail = typeof sdk.message === 'string' && sdk.message !== '' ? `${name}: ${sdk.message}` : name;
+  if (name === 'ResourceNotFoundException') return new StoreTableNotFoundError(tableName, { cause: error });
+  const status = sdk.$metadata?.httpStatusCode;
+  const retryable =
+    RETRYABLE_ERROR_NAMES.has(name) ||
+    sdk.$retryable !== undefined ||
+    (typeof status === 'number' && status >= 500) ||
+    (typeof sdk.code === 'string' && NETWORK_ERROR_CODES.has(sdk.code));
+  if (retryable) {
+    return new StoreUnavailableError(
+      `DynamoDB ${operation} on '${tableName}' failed after retries (${detail}). Try again shortly`,
+      { cause: error },
+    );
+  }
+  return new StoreError(`DynamoDB ${operation} on '${tableName}' failed (${detail})`, { cause: error });
+}

@@ -1,0 +1,151 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../lib/specs/index.js';
+import {
+  DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+  type DynamoAppRecordStore,
+  IdempotencyReservationError,
+} from '../../../lib/store/index.js';
+import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import { ALICE, BOB, makeStore, T0 } from './fixtures.js';
+
+let db: Dynalite;
+let store: DynamoAppRecordStore;
+let keyCounter = 0;
+
+beforeAll(async () => {
+  db = await startDynalite();
+  ({ store } = makeStore(db.documentClient, db.tableName));
+});
+afterAll(() => db.close());
+
+function freshKey(): string {
+  keyCounter += 1;
+  return `request-${keyCounter}`;
+}
+
+const HANDLE = 'aws_batch://torchx/gpu-queue:trainer-k3x9';
+
+describe('DynamoAppRecordStore idempotency keys', () => {
+  it('reserves a new key', async () => {
+    expect(await store.reserveIdempotencyKey(ALICE, freshKey(), 'hash-a', T0)).toEqual({ reserved: true });
+  });
+
+  it('returns the existing reservation to a second caller', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-b', T0 + 5)).toEqual({
+      reserved: false,
+      requestHash: 'hash-a',
+      reservedAt: T0,
+    });
+  });
+
+  it('returns the handle once the reservation is completed', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.completeIdempotencyKey(ALICE, key, HANDLE);
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 5)).toEqual({
+      reserved: false,
+      handle: HANDLE,
+      requestHash: 'hash-a',
+      reservedAt: T0,
+    });
+  });
+
+  it('lets exactly one of 50 concurrent reservations win', async () => {
+    const key = freshKey();
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.reserveIdempotencyKey(ALICE, key, `hash-${i}`, T0 + i)),
+    );
+    const winners = results.flatMap((r, i) => (r.reserved ? [i] : []));
+    expect(winners).toHaveLength(1);
+    const winner = winners[0] ?? -1;
+    for (const result of results) {
+      if (!result.reserved)
+        expect(result).toEqual({ reserved: false, requestHash: `hash-${winner}`, reservedAt: T0 + winner });
+    }
+  });
+
+  it('keeps owners apart, even when the parts contain the separator', async () => {
+    expect(await store.reserveIdempotencyKey('a#b', 'c', 'h1', T0)).toEqual({ reserved: true });
+    expect(await store.reserveIdempotencyKey('a', 'b#c', 'h2', T0)).toEqual({ reserved: true });
+    const key = freshKey();
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'h', T0)).toEqual({ reserved: true });
+    expect(await store.reserveIdempotencyKey(BOB, key, 'h', T0)).toEqual({ reserved: true });
+  });
+
+  it('releases an unfinished reservation so a retry can reserve again', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.releaseIdempotencyKey(ALICE, key);
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 10)).toEqual({ reserved: true });
+  });
+
+  it('never releases a completed reservation', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.completeIdempotencyKey(ALICE, key, HANDLE);
+    await store.releaseIdempotencyKey(ALICE, key);
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 10)).toMatchObject({
+      reserved: false,
+      handle: HANDLE,
+    });
+  });
+
+  it('ignores the release of an unknown key', async () => {
+    await expect(store.releaseIdempotencyKey(ALICE, freshKey())).resolves.toBeUndefined();
+  });
+
+  it('completes idempotently with the same handle and refuses another handle', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.completeIdempotencyKey(ALICE, key, HANDLE);
+    await expect(store.completeIdempotencyKey(ALICE, key, HANDLE)).resolves.toBeUndefined();
+    await expect(
+      store.completeIdempotencyKey(ALICE, key, 'aws_batch://torchx/q:other'),
+    ).rejects.toBeInstanceOf(IdempotencyReservationError);
+  });
+
+  it('refuses to complete a key that was never reserved', async () => {
+    await expect(store.completeIdempotencyKey(ALICE, freshKey(), HANDLE)).rejects.toThrow(/no reservation/);
+  });
+
+  it('stores the reservation with a 24 h TTL', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    const { Item } = await db.documentClient.send(
+      new GetCommand({
+        TableName: db.tableName,
+        Key: { pk: `IDEM#${encodeURIComponent(ALICE)}#${key}`, sk: 'I' },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Item).toMatchObject({
+      entity: 'Idempotency',
+      requestHash: 'hash-a',
+      reservedAt: T0,
+      expiresAt: Math.floor(T0 / 1000) + DEFAULT_IDEMPOTENCY_TTL_SECONDS,
+    });
+  });
+
+  it('treats a reservation past its TTL as free (TTL deletion is eventual)', async () => {
+    const key = freshKey();
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    const later = T0 + (DEFAULT_IDEMPOTENCY_TTL_SECONDS + 1) * 1000;
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-b', later)).toEqual({ reserved: true });
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-c', later)).toMatchObject({
+      requestHash: 'hash-b',
+    });
+  });
+
+  it.each([
+    ['idempotencyKey', ALICE, ''],
+    ['idempotencyKey', ALICE, 'k'.repeat(256)],
+    ['owner', '', 'key'],
+  ])('rejects a bad %s', async (path, owner, key) => {
+    const error = await store.reserveIdempotencyKey(owner, key, 'hash', T0).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
+  });
+});
