@@ -43,7 +43,7 @@ export const REFRESH_EVERY_MS = 60_000;
 
 /**
  * Prints state transitions, one line each: elapsed time since the app was created, the state, and the
- * scheduler's reason when there is one. Transitions come from the app's `history`, so a state that lasted
+ * scheduler's reason when there is one (except for SUCCEEDED). Transitions come from the app's `history`, so a state that lasted
  * less than a poll interval is still shown. On a terminal (and when `live`), the current state's line is
  * redrawn with a running clock.
  */
@@ -103,7 +103,8 @@ export class TransitionPrinter {
     if (state === this.lastState) return;
     this.clearLive();
     this.lastState = state;
-    const why = reason === undefined || reason === '' ? '' : `  (${reason})`;
+    // A success needs no explanation ("all replicas exited with code 0"); other states' reasons help.
+    const why = reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${reason})`;
     this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${state}${why}\n`);
   }
 }
