@@ -75,14 +75,15 @@ export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly 
   return status.format(roles);
 }
 
-const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+-]*$/;
+const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+:-]*$/;
 const RESERVED_SCALARS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', '~']);
 
 function yamlScalar(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   const text = String(value);
-  if (PLAIN_SCALAR.test(text) && !RESERVED_SCALARS.has(text.toLowerCase())) return text;
+  if (PLAIN_SCALAR.test(text) && !text.endsWith(':') && !RESERVED_SCALARS.has(text.toLowerCase()))
+    return text;
   return JSON.stringify(text);
 }
 

@@ -114,8 +114,14 @@ describe('formatYaml', () => {
   });
 
   it('quotes strings YAML would read as something else', () => {
-    expect(formatYaml({ a: 'true', b: '123', c: '', d: 'x: y', e: null, f: false })).toBe(
-      'a: "true"\nb: "123"\nc: ""\nd: "x: y"\ne: null\nf: false',
+    expect(formatYaml({ a: 'true', b: '123', c: '', d: 'x: y', e: null, f: false, g: 'k:' })).toBe(
+      'a: "true"\nb: "123"\nc: ""\nd: "x: y"\ne: null\nf: false\ng: "k:"',
+    );
+  });
+
+  it('leaves image names and ARNs plain', () => {
+    expect(formatYaml({ image: 'ghcr.io/pytorch/torchx:0.7.0', role: 'arn:aws:iam::1:role/r' })).toBe(
+      'image: ghcr.io/pytorch/torchx:0.7.0\nrole: arn:aws:iam::1:role/r',
     );
   });
 });
