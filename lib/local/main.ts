@@ -21,7 +21,7 @@ console.log(
   '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline)',
 );
 console.log(
-  `  try:        curl -s ${server.url}/v1/components   or   npx txs run -s local_cwd utils.echo --msg hi --wait`,
+  `  try:        curl -s ${server.url}/v1/components   or   npx txs run --wait -s local_cwd utils.echo --msg hi`,
 );
 
 let stopping = false;

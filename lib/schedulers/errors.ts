@@ -99,3 +99,32 @@ export class BackendQuotaExceededError extends SchedulerError {
 export class BackendValidationError extends ValidationError {
   override readonly code = 'BackendValidation';
 }
+
+/**
+ * The AWS SDK could not even send a request: no region or no credentials on the machine running the
+ * service (typically local mode without AWS configuration). Retrying does not help; configuring does.
+ */
+export class BackendNotConfiguredError extends SchedulerError {
+  override readonly code = 'BackendNotConfigured';
+}
+
+/**
+ * Recognises the SDK's own configuration failures (missing region, no credentials) and explains how to fix
+ * them; undefined for any other error.
+ *
+ * @param action e.g. `batch:SubmitJob`
+ */
+export function sdkConfigurationError(error: unknown, action: string): BackendNotConfiguredError | undefined {
+  if (error === null || typeof error !== 'object') return undefined;
+  const { name = '', message = '' } = error as { name?: string; message?: string };
+  const noRegion = /region is missing/i.test(message);
+  const noCredentials = name === 'CredentialsProviderError' || /could not load credentials/i.test(message);
+  if (!noRegion && !noCredentials) return undefined;
+  const missing = noRegion ? 'an AWS region' : 'AWS credentials';
+  return new BackendNotConfiguredError(
+    `${action} needs ${missing} on the machine running torchx-serverless: set AWS_REGION and credentials ` +
+      '(AWS_PROFILE, `aws sso login` or AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY), then restart it. ' +
+      'Dry runs work without them.',
+    { cause: error },
+  );
+}

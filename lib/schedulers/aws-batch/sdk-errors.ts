@@ -5,7 +5,7 @@
  * @module
  */
 import { TxsError } from '../../specs/index.js';
-import { BackendAccessDeniedError, BackendError } from '../errors.js';
+import { BackendAccessDeniedError, BackendError, sdkConfigurationError } from '../errors.js';
 
 /** The AWS service and action a call was for, e.g. `batch` / `SubmitJob`. */
 export interface SdkCall {
@@ -81,6 +81,8 @@ export function toSchedulerError(error: unknown, call: SdkCall): Error {
   if (error instanceof TxsError) return error;
   const { name = 'Error', message = String(error), $fault, $metadata } = shapeOf(error);
   const action = `${call.service}:${call.action}`;
+  const unconfigured = sdkConfigurationError(error, action);
+  if (unconfigured) return unconfigured;
   if (isAccessDenied(error)) {
     return new BackendAccessDeniedError(
       `AWS denied ${action} (${name}: ${message}). Grant ${action} to the IAM role torchx-serverless runs as`,

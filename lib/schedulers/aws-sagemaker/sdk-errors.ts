@@ -10,6 +10,7 @@ import {
   BackendError,
   BackendQuotaExceededError,
   BackendValidationError,
+  sdkConfigurationError,
 } from '../errors.js';
 
 interface SdkErrorShape {
@@ -102,6 +103,8 @@ export function toSchedulerError(error: unknown, action: string, target: string)
   const name = sdkErrorName(error);
   const message = messageOf(error);
   const cause = { cause: error };
+  const unconfigured = sdkConfigurationError(error, action);
+  if (unconfigured) return unconfigured;
   if (isAccessDeniedError(error)) {
     return new BackendAccessDeniedError(
       `Access denied to ${action} for ${target}: ${message}. Grant ${action} to the IAM role that runs ` +

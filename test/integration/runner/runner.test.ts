@@ -63,7 +63,13 @@ async function harness(): Promise<Harness> {
         return fake;
       },
     },
-    { sessionName: 'torchx', now, sleep: async (ms) => void (clock.now += ms) },
+    {
+      sessionName: 'torchx',
+      now,
+      sleep: async (ms) => {
+        clock.now += ms;
+      },
+    },
   );
   const events: AppStateChangeEvent[] = [];
   const runner = new Runner({

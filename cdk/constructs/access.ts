@@ -1,0 +1,289 @@
+/**
+ * Least privilege, as data: what each function calls ({@link FUNCTION_ACCESS}), and how that becomes IAM
+ * statements on the narrowest resources AWS allows ({@link grantAccess}). Every wildcard that remains is
+ * acknowledged for cdk-nag right where it is granted, with the reason AWS needs it.
+ *
+ * @module
+ */
+import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IEventBus } from 'aws-cdk-lib/aws-events';
+import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { TABLE_INDEXES } from '../../lib/store/table.js';
+
+/** DynamoDB item actions a function may call. */
+export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+
+/** What a function may do with AWS Batch. */
+export type BatchAccess =
+  /** Find and read jobs: ListJobs, DescribeJobs. */
+  | 'describe'
+  /** Launch jobs: DescribeJobDefinitions, RegisterJobDefinition, SubmitJob, TagResource, iam:PassRole. */
+  | 'submit'
+  /** Stop jobs: CancelJob, TerminateJob. */
+  | 'stop'
+  /** Remove job definitions: DeregisterJobDefinition. */
+  | 'deregister';
+
+/** What a function may do with SageMaker training jobs. */
+export type SageMakerAccess =
+  /** DescribeTrainingJob. */
+  | 'describe'
+  /** CreateTrainingJob, AddTags, iam:PassRole. */
+  | 'submit'
+  /** StopTrainingJob. */
+  | 'stop';
+
+/** Everything one function may call. Absent means nothing. */
+export interface FunctionAccess {
+  /** Item actions on the app table (records and idempotency reservations). */
+  readonly tableItems?: readonly TableAction[];
+  /** Index the function queries. */
+  readonly queryIndex?: keyof typeof TABLE_INDEXES;
+  /** Publishes normalized `AppState Change` events on the stack's bus. */
+  readonly publishEvents?: boolean;
+  readonly batch?: readonly BatchAccess[];
+  readonly sageMaker?: readonly SageMakerAccess[];
+  /** Reads job logs (GetLogEvents, DescribeLogStreams) from the configured log groups. */
+  readonly readJobLogs?: boolean;
+}
+
+/**
+ * What each function calls, keyed by the function names of `functions/routes.ts`. Derived from the handlers'
+ * calls: the runner's store operations (lib/store) and the schedulers' SDK calls (lib/schedulers/aws-batch,
+ * aws-sagemaker). A state change that the store accepts is published as an event, so every function that
+ * applies transitions (Run, Status with `?refresh=true`, StateChange, Reconciler) may publish.
+ */
+export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
+  Schedulers: {},
+  Components: {},
+  Dryrun: {},
+  Run: {
+    // create record (PutItem), idempotency reserve/complete/release (PutItem/UpdateItem/DeleteItem),
+    // SUBMITTED transition (GetItem + UpdateItem).
+    tableItems: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
+    publishEvents: true,
+    batch: ['submit'],
+    // DescribeTrainingJob: when CreateTrainingJob says the name is taken, to recognise our own earlier attempt.
+    sageMaker: ['submit', 'describe'],
+  },
+  List: { queryIndex: 'byOwner' },
+  Status: {
+    tableItems: ['GetItem', 'UpdateItem'],
+    publishEvents: true,
+    batch: ['describe'],
+    sageMaker: ['describe'],
+  },
+  Delete: {
+    tableItems: ['GetItem', 'UpdateItem'],
+    batch: ['describe', 'stop', 'deregister'],
+    sageMaker: ['describe', 'stop'],
+  },
+  Cancel: {
+    tableItems: ['GetItem', 'UpdateItem'],
+    batch: ['describe', 'stop'],
+    sageMaker: ['describe', 'stop'],
+  },
+  Logs: {
+    tableItems: ['GetItem'],
+    batch: ['describe'],
+    sageMaker: ['describe'],
+    readJobLogs: true,
+  },
+  StateChange: {
+    tableItems: ['GetItem', 'UpdateItem'],
+    queryIndex: 'byNativeName',
+    publishEvents: true,
+  },
+  Reconciler: {
+    tableItems: ['GetItem', 'UpdateItem'],
+    queryIndex: 'byActive',
+    publishEvents: true,
+    batch: ['describe'],
+    sageMaker: ['describe'],
+  },
+};
+
+/** The resources permissions point at. */
+export interface AccessTargets {
+  readonly table: ITable;
+  readonly eventBus: IEventBus;
+  /** Batch access; undefined when the `aws_batch` scheduler is not enabled (nothing is granted). */
+  readonly batch?: {
+    /** Queue ARNs jobs may be submitted to; undefined for every queue of the account and Region. */
+    readonly jobQueueArns?: readonly string[];
+    /** Job and execution roles job definitions may name (iam:PassRole). */
+    readonly jobRoleArns: readonly string[];
+  };
+  /** SageMaker access; undefined when the `aws_sagemaker` scheduler is not enabled. */
+  readonly sageMaker?: {
+    /** Execution roles training jobs may run as (iam:PassRole). */
+    readonly executionRoleArns: readonly string[];
+  };
+  /** CloudWatch Logs log groups the Logs function may read. */
+  readonly logGroupNames: readonly string[];
+}
+
+/**
+ * The id cdk-nag prints for a wildcard resource finding, with CloudFormation pseudo parameters written
+ * `<AWS::Region>` as cdk-nag flattens them.
+ */
+export function wildcardResourceFinding(resource: string): string {
+  return `AwsSolutions-IAM5[Resource::${resource}]`;
+}
+
+const NAG_ARN = (service: string, resource: string, sep = ':') =>
+  `arn:<AWS::Partition>:${service}:<AWS::Region>:<AWS::AccountId>${sep}${resource}`;
+
+/**
+ * Adds the statements `access` calls for to `role`, and acknowledges each wildcard that AWS requires on it.
+ */
+export function grantAccess(role: IRole, access: FunctionAccess, targets: AccessTargets): void {
+  const stack = Stack.of(role);
+  const arn = (service: string, resource: string) =>
+    stack.formatArn({ service, resource, resourceName: '*', arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+  const add = (statement: PolicyStatement) => role.addToPrincipalPolicy(statement);
+  const acknowledge = (resource: string, reason: string) =>
+    Validations.of(role).acknowledge({ id: wildcardResourceFinding(resource), reason });
+
+  // ---- DynamoDB: item actions on the table, queries on exactly one index.
+  if (access.tableItems !== undefined && access.tableItems.length > 0) {
+    add(
+      new PolicyStatement({
+        actions: access.tableItems.map((action) => `dynamodb:${action}`),
+        resources: [targets.table.tableArn],
+      }),
+    );
+  }
+  if (access.queryIndex !== undefined) {
+    add(
+      new PolicyStatement({
+        actions: ['dynamodb:Query'],
+        resources: [`${targets.table.tableArn}/index/${TABLE_INDEXES[access.queryIndex]}`],
+      }),
+    );
+  }
+
+  // ---- EventBridge: publish on the stack's own bus only.
+  if (access.publishEvents === true) {
+    add(new PolicyStatement({ actions: ['events:PutEvents'], resources: [targets.eventBus.eventBusArn] }));
+  }
+
+  // ---- AWS Batch.
+  const batch = targets.batch;
+  const batchAccess = new Set(batch === undefined ? [] : (access.batch ?? []));
+  if (batch !== undefined && batchAccess.size > 0) {
+    const jobs = arn('batch', 'job');
+    const definitions = arn('batch', 'job-definition');
+    const readActions: string[] = [];
+    if (batchAccess.has('describe')) readActions.push('batch:ListJobs', 'batch:DescribeJobs');
+    if (batchAccess.has('submit')) readActions.push('batch:DescribeJobDefinitions');
+    if (readActions.length > 0) {
+      // AWS requires "*": ListJobs, DescribeJobs and DescribeJobDefinitions support no resource-level
+      // permissions (Service Authorization Reference, AWS Batch).
+      add(new PolicyStatement({ actions: readActions, resources: ['*'] }));
+      acknowledge(
+        '*',
+        'AWS Batch ListJobs, DescribeJobs and DescribeJobDefinitions support no resource-level permissions (read-only); X-Ray PutTraceSegments/PutTelemetryRecords neither.',
+      );
+    }
+    if (batchAccess.has('submit')) {
+      // Job definitions are named after the app (TorchX's naming), so any name in this account and Region.
+      add(new PolicyStatement({ actions: ['batch:RegisterJobDefinition'], resources: [definitions] }));
+      const queues = batch.jobQueueArns ?? [arn('batch', 'job-queue')];
+      // SubmitJob needs both the job definition and the job queue resource types.
+      add(new PolicyStatement({ actions: ['batch:SubmitJob'], resources: [definitions, ...queues] }));
+      // Tags on RegisterJobDefinition and SubmitJob are authorized as batch:TagResource on the new resource.
+      add(new PolicyStatement({ actions: ['batch:TagResource'], resources: [definitions, jobs] }));
+      acknowledge(
+        NAG_ARN('batch', 'job-definition/*'),
+        'Job definitions are named after each app at run time (TorchX naming), so the name is not known at deploy time; scoped to this account and Region.',
+      );
+      acknowledge(
+        NAG_ARN('batch', 'job/*'),
+        'Batch job ids are assigned by AWS at submission; tagging on submit is authorized on the new job ARN. Scoped to this account and Region.',
+      );
+      if (batch.jobQueueArns === undefined) {
+        acknowledge(
+          NAG_ARN('batch', 'job-queue/*'),
+          'No job queues were configured (batchJobQueues), so jobs may be submitted to any queue of this account and Region; configure the queues to narrow this.',
+        );
+      }
+      if (batch.jobRoleArns.length > 0) {
+        add(
+          new PolicyStatement({
+            actions: ['iam:PassRole'],
+            resources: [...batch.jobRoleArns],
+            conditions: { StringEquals: { 'iam:PassedToService': 'batch.amazonaws.com' } },
+          }),
+        );
+      }
+    }
+    if (batchAccess.has('stop')) {
+      add(new PolicyStatement({ actions: ['batch:CancelJob', 'batch:TerminateJob'], resources: [jobs] }));
+      acknowledge(
+        NAG_ARN('batch', 'job/*'),
+        'Batch job ids are assigned by AWS at submission and are not known at deploy time; scoped to this account and Region.',
+      );
+    }
+    if (batchAccess.has('deregister')) {
+      add(new PolicyStatement({ actions: ['batch:DeregisterJobDefinition'], resources: [definitions] }));
+      acknowledge(
+        NAG_ARN('batch', 'job-definition/*'),
+        'Job definitions are named after each app at run time (TorchX naming); scoped to this account and Region.',
+      );
+    }
+  }
+
+  // ---- SageMaker training jobs.
+  const sageMaker = targets.sageMaker;
+  const sageMakerAccess = new Set(sageMaker === undefined ? [] : (access.sageMaker ?? []));
+  if (sageMaker !== undefined && sageMakerAccess.size > 0) {
+    const trainingJobs = arn('sagemaker', 'training-job');
+    const actions: string[] = [];
+    if (sageMakerAccess.has('describe')) actions.push('sagemaker:DescribeTrainingJob');
+    // AddTags: CreateTrainingJob with Tags is authorized as sagemaker:AddTags on the new job too.
+    if (sageMakerAccess.has('submit')) actions.push('sagemaker:CreateTrainingJob', 'sagemaker:AddTags');
+    if (sageMakerAccess.has('stop')) actions.push('sagemaker:StopTrainingJob');
+    add(new PolicyStatement({ actions, resources: [trainingJobs] }));
+    acknowledge(
+      NAG_ARN('sagemaker', 'training-job/*'),
+      'Training jobs are named after each app at run time (TorchX naming), so the name is not known at deploy time; scoped to this account and Region.',
+    );
+    if (sageMakerAccess.has('submit') && sageMaker.executionRoleArns.length > 0) {
+      add(
+        new PolicyStatement({
+          actions: ['iam:PassRole'],
+          resources: [...sageMaker.executionRoleArns],
+          conditions: { StringEquals: { 'iam:PassedToService': 'sagemaker.amazonaws.com' } },
+        }),
+      );
+    }
+  }
+
+  // ---- CloudWatch Logs: the configured job log groups, read-only.
+  if (access.readJobLogs === true && targets.logGroupNames.length > 0) {
+    add(
+      new PolicyStatement({
+        actions: ['logs:GetLogEvents', 'logs:DescribeLogStreams'],
+        resources: targets.logGroupNames.map((name) => logGroupStreamsArn(stack, name)),
+      }),
+    );
+    for (const name of targets.logGroupNames) {
+      acknowledge(
+        NAG_ARN('logs', `log-group:${name}:*`),
+        `Job log streams in ${name} are created per job and node at run time; read-only, one log group.`,
+      );
+    }
+  }
+}
+
+/** `arn:…:log-group:<name>:*`: the log group and every stream in it. */
+export function logGroupStreamsArn(stack: Stack, logGroupName: string): string {
+  return stack.formatArn({
+    service: 'logs',
+    resource: 'log-group',
+    resourceName: `${logGroupName}:*`,
+    arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+  });
+}

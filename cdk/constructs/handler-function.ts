@@ -1,0 +1,111 @@
+/**
+ * One Lambda function built from a handler module with the house defaults: local esbuild bundling (ESM,
+ * minified, the pinned AWS SDK bundled, no Docker), Node.js 22 on arm64, X-Ray tracing, its own log group
+ * with a retention, and its own role that may write only to that log group.
+ *
+ * @module
+ */
+import path from 'node:path';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/**
+ * The esbuild banner for ESM bundles: gives CommonJS dependencies that call `require()` at run time a
+ * working `require`.
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/** Props of {@link HandlerFunction}. */
+export interface HandlerFunctionProps {
+  /** Handler module, relative to `projectRoot` (e.g. `functions/api/run.ts`). It exports `handler`. */
+  readonly entry: string;
+  /** Repository root: where `entry`, `package-lock.json` and `node_modules` are. */
+  readonly projectRoot: string;
+  /** One line saying what the function does (shown in the Lambda console). */
+  readonly description: string;
+  /** Environment variables. */
+  readonly environment: Readonly<Record<string, string>>;
+  /** How long the function keeps its logs. */
+  readonly logRetention: RetentionDays;
+  /** What happens to the log group when the stack is deleted. */
+  readonly logRemovalPolicy: RemovalPolicy;
+  /** Memory in MB. @default 512 */
+  readonly memorySize?: number;
+  /** Timeout. @default 30 seconds */
+  readonly timeout?: Duration;
+}
+
+/**
+ * A `NodejsFunction` with the house defaults, its log group and its role. Grant the function what it calls
+ * through {@link HandlerFunction.role}; it starts with write access to its own log group only (no managed
+ * policy).
+ *
+ * @example
+ * ```ts
+ * const fn = new HandlerFunction(this, 'Run', {
+ *   entry: 'functions/api/run.ts', projectRoot, description: 'POST /v1/apps',
+ *   environment: { TXS_TABLE_NAME: table.tableName },
+ *   logRetention: RetentionDays.ONE_MONTH, logRemovalPolicy: RemovalPolicy.RETAIN,
+ * });
+ * table.grantReadWriteData(fn.role);
+ * ```
+ */
+export class HandlerFunction extends Construct {
+  /** The Lambda function. */
+  readonly function: NodejsFunction;
+  /** The function's execution role. */
+  readonly role: IRole;
+  /** The function's log group. */
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${props.entry}`,
+    });
+    // The log group exists before the function runs, so the role needs no logs:CreateLogGroup.
+    this.logGroup.grantWrite(role);
+    this.role = role;
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: path.join(props.projectRoot, props.entry),
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+      description: props.description,
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(30),
+      tracing: Tracing.ACTIVE,
+      role,
+      logGroup: this.logGroup,
+      environment: { ...props.environment },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        mainFields: ['module', 'main'],
+        banner: ESM_REQUIRE_BANNER,
+        // Bundle the AWS SDK too: the versions package-lock.json pins, not whatever the runtime ships.
+        externalModules: [],
+        forceDockerBundling: false,
+        // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates, so
+        // that synth stays offline even with no user npmrc.
+        environment: { npm_config_update_notifier: 'false' },
+      },
+    });
+  }
+}

@@ -1,0 +1,573 @@
+/**
+ * `TorchxServerless`: the whole control plane as one construct that any CDK app can embed: the app table,
+ * one function per API route and per event source, the IAM-authorized REST API, the EventBridge rules that
+ * turn Batch and SageMaker state changes into record transitions (with retries and a dead-letter queue), the
+ * bus the normalized `AppState Change` events go to, the reconciler schedule and the alarms.
+ *
+ * @module
+ */
+import { fileURLToPath } from 'node:url';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  ResponseType,
+  RestApi,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { EVENT_FUNCTIONS, ROUTES } from '../../functions/routes.js';
+import { ENV } from '../../functions/shared/env-names.js';
+import { APP_TABLE } from '../../lib/store/table.js';
+import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
+import { HandlerFunction } from './handler-function.js';
+
+/** The schedulers the deployed functions can run jobs on. */
+export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker';
+
+/** The job log groups read by default: AWS Batch's and SageMaker training's. */
+export const DEFAULT_JOB_LOG_GROUPS: readonly string[] = ['/aws/batch/job', '/aws/sagemaker/TrainingJobs'];
+
+/** Props of {@link TorchxServerless}. Every prop is optional; the defaults deploy a working control plane. */
+export interface TorchxServerlessProps {
+  /**
+   * API Gateway stage name; also names the REST API (`torchx-serverless-<stage>`).
+   * @default 'dev'
+   */
+  readonly stageName?: string;
+  /**
+   * Schedulers the functions offer (`TXS_SCHEDULERS`). IAM for a scheduler is granted only when it is here.
+   * @default ['aws_batch', 'aws_sagemaker']
+   */
+  readonly schedulers?: readonly DeployedScheduler[];
+  /**
+   * AWS Batch job queues (names or ARNs) jobs may be submitted to. SubmitJob is allowed on exactly these, the
+   * state-change rule only matches their jobs, and the functions list them (`TXS_BATCH_QUEUES`).
+   * @default - any queue of this account and Region (and the rule matches every Batch job)
+   */
+  readonly batchJobQueues?: readonly string[];
+  /**
+   * IAM roles that Batch job definitions may name as job role or execution role (`job_role_arn`,
+   * `execution_role_arn`). `iam:PassRole` is granted on exactly these, passed to `batch.amazonaws.com` only.
+   * @default - none: jobs run without a job role (EC2 compute only; Fargate needs an execution role)
+   */
+  readonly batchJobRoleArns?: readonly string[];
+  /**
+   * IAM roles SageMaker training jobs may run as (`role_arn`). `iam:PassRole` is granted on exactly these,
+   * passed to `sagemaker.amazonaws.com` only.
+   * @default - none: SageMaker runs fail with AccessDenied until a role is configured
+   */
+  readonly sageMakerExecutionRoleArns?: readonly string[];
+  /**
+   * CloudWatch Logs log groups the logs route may read (Batch jobs with a custom `log_group` need theirs here).
+   * @default DEFAULT_JOB_LOG_GROUPS (`/aws/batch/job`, `/aws/sagemaker/TrainingJobs`)
+   */
+  readonly jobLogGroupNames?: readonly string[];
+  /**
+   * What happens to the app table (and the stack's log groups) when the stack is deleted: RETAIN or DESTROY.
+   * With RETAIN the table also gets deletion protection.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly tableRemovalPolicy?: RemovalPolicy;
+  /** Days to keep finished app records before DynamoDB TTL removes them (`TXS_RETENTION_DAYS`). @default - the store's default */
+  readonly recordRetentionDays?: number;
+  /** Default session name of new app handles (`TXS_SESSION_NAME`). @default - the functions' default, `torchx` */
+  readonly sessionName?: string;
+  /** Steady-state requests per second the API stage accepts. @default 50 */
+  readonly throttlingRateLimit?: number;
+  /** Request burst the API stage accepts. @default 100 */
+  readonly throttlingBurstLimit?: number;
+  /** How often the reconciler refreshes non-terminal records from the schedulers. @default 5 minutes */
+  readonly reconcileInterval?: Duration;
+  /** How long the functions' and the API's logs are kept. @default RetentionDays.ONE_MONTH */
+  readonly logRetention?: RetentionDays;
+  /** Memory of each function in MB. @default 512 */
+  readonly memorySize?: number;
+  /** Name of the bus for normalized `AppState Change` events. @default - generated by CloudFormation */
+  readonly eventBusName?: string;
+  /**
+   * Times EventBridge retries delivering a state-change event to the function before it goes to the DLQ.
+   * @default 10
+   */
+  readonly eventRetryAttempts?: number;
+  /** Age after which an undelivered state-change event goes to the dead-letter queue. @default 2 hours */
+  readonly eventMaxAge?: Duration;
+  /** SNS topic that every alarm notifies. @default - alarms only change state */
+  readonly alarmTopic?: ITopic;
+  /** WAFv2 web ACL (REGIONAL scope) to associate with the API stage. @default - none */
+  readonly webAclArn?: string;
+  /**
+   * Create the account-wide role that lets API Gateway write logs (`AWS::ApiGateway::Account`). Execution and
+   * access logging need it; turn it off if the account already has one set.
+   * @default true
+   */
+  readonly apiGatewayCloudWatchRole?: boolean;
+  /**
+   * Repository root holding `functions/`, `lib/`, `package-lock.json` and `node_modules` (the handler sources
+   * esbuild bundles).
+   * @default - the root of the torchx-serverless package this construct comes from
+   */
+  readonly projectRoot?: string;
+}
+
+/** The package root, from this file's location (`cdk/constructs/`). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const API_TIMEOUT = Duration.seconds(28);
+
+/**
+ * The torchx-serverless control plane.
+ *
+ * @example
+ * ```ts
+ * const txs = new TorchxServerless(this, 'Txs', {
+ *   stageName: 'prod',
+ *   batchJobQueues: ['gpu-queue'],
+ *   batchJobRoleArns: ['arn:aws:iam::123456789012:role/TrainingJobRole'],
+ *   sageMakerExecutionRoleArns: ['arn:aws:iam::123456789012:role/SageMakerTraining'],
+ * });
+ * new CfnOutput(this, 'Endpoint', { value: txs.api.url });
+ * ```
+ */
+export class TorchxServerless extends Construct {
+  /** The app record table. */
+  readonly table: Table;
+  /** The IAM-authorized REST API. */
+  readonly api: RestApi;
+  /** The bus that receives normalized `AppState Change` events. */
+  readonly eventBus: EventBus;
+  /** Where state-change events go when delivery or processing keeps failing. */
+  readonly deadLetterQueue: Queue;
+  /** Every function, by name (the route names of `functions/routes.ts`, `StateChange`, `Reconciler`). */
+  readonly functions: Readonly<Record<string, NodejsFunction>>;
+  /** Every alarm. */
+  readonly alarms: readonly Alarm[];
+
+  constructor(scope: Construct, id: string, props: TorchxServerlessProps = {}) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    const stageName = props.stageName ?? 'dev';
+    const schedulers = props.schedulers ?? ['aws_batch', 'aws_sagemaker'];
+    const removalPolicy = props.tableRemovalPolicy ?? RemovalPolicy.RETAIN;
+    const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    const projectRoot = props.projectRoot ?? PACKAGE_ROOT;
+    validateProps(props);
+    const queueArns = props.batchJobQueues?.map((queue) => jobQueueArn(stack, queue));
+
+    // ---------------------------------------------------------------- table
+    const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
+    this.table = new Table(this, 'Apps', {
+      partitionKey: { name: APP_TABLE.partitionKey.name, type: AttributeType.STRING },
+      sortKey: { name: APP_TABLE.sortKey.name, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      timeToLiveAttribute: APP_TABLE.timeToLiveAttribute,
+      removalPolicy,
+      deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
+    });
+    for (const index of APP_TABLE.indexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey.name, type: attributeType(index.partitionKey.type) },
+        sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
+        projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+      });
+    }
+
+    // ---------------------------------------------------------------- events out, dead letters
+    this.eventBus = new EventBus(
+      this,
+      'Events',
+      props.eventBusName ? { eventBusName: props.eventBusName } : {},
+    );
+    this.deadLetterQueue = new Queue(this, 'StateChangeDeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.deadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the dead-letter queue of the state-change rules and function; it is alarmed on and read by operators.',
+    });
+
+    // ---------------------------------------------------------------- functions
+    const environment: Record<string, string> = {
+      [ENV.tableName]: this.table.tableName,
+      [ENV.eventBusName]: this.eventBus.eventBusName,
+      [ENV.schedulers]: schedulers.join(','),
+      NODE_OPTIONS: '--enable-source-maps',
+    };
+    if (props.batchJobQueues !== undefined) environment[ENV.batchQueues] = props.batchJobQueues.join(',');
+    if (props.sessionName !== undefined) environment[ENV.sessionName] = props.sessionName;
+    if (props.recordRetentionDays !== undefined)
+      environment[ENV.retentionDays] = String(props.recordRetentionDays);
+
+    const targets: AccessTargets = {
+      table: this.table,
+      eventBus: this.eventBus,
+      ...(schedulers.includes('aws_batch')
+        ? {
+            batch: {
+              ...(queueArns === undefined ? {} : { jobQueueArns: queueArns }),
+              jobRoleArns: props.batchJobRoleArns ?? [],
+            },
+          }
+        : {}),
+      ...(schedulers.includes('aws_sagemaker')
+        ? { sageMaker: { executionRoleArns: props.sageMakerExecutionRoleArns ?? [] } }
+        : {}),
+      logGroupNames: props.jobLogGroupNames ?? DEFAULT_JOB_LOG_GROUPS,
+    };
+    const functions: Record<string, NodejsFunction> = {};
+    const makeFunction = (name: string, entry: string, description: string, timeout: Duration) => {
+      const handler = new HandlerFunction(this, name, {
+        entry,
+        projectRoot,
+        description,
+        environment,
+        logRetention,
+        logRemovalPolicy: removalPolicy,
+        timeout,
+        ...(props.memorySize === undefined ? {} : { memorySize: props.memorySize }),
+      });
+      grantAccess(handler.role, FUNCTION_ACCESS[name] ?? {}, targets);
+      acknowledgeFunctionFindings(handler);
+      functions[name] = handler.function;
+      return handler.function;
+    };
+
+    // ---------------------------------------------------------------- REST API
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `torchx-serverless-${stageName}`,
+      description: 'torchx-serverless: run, watch and manage training jobs on AWS Batch and SageMaker',
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
+      defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
+      deployOptions: {
+        stageName,
+        throttlingRateLimit: props.throttlingRateLimit ?? 50,
+        throttlingBurstLimit: props.throttlingBurstLimit ?? 100,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        tracingEnabled: true,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
+          caller: true,
+          httpMethod: true,
+          ip: true,
+          protocol: true,
+          requestTime: true,
+          resourcePath: true,
+          responseLength: true,
+          status: true,
+          user: true,
+        }),
+      },
+    });
+    // The stack outputs the URL under a stable name (ApiUrl); an embedding app chooses its own outputs.
+    this.api.node.tryRemoveChild('Endpoint');
+    // API Gateway's own errors (bad signature, throttling, …) in the API's error shape.
+    for (const [id, type] of [
+      ['Default4xx', ResponseType.DEFAULT_4XX],
+      ['Default5xx', ResponseType.DEFAULT_5XX],
+    ] as const) {
+      this.api.addGatewayResponse(id, {
+        type,
+        templates: {
+          'application/json':
+            '{"error":{"code":"$context.error.responseType","message":$context.error.messageString,"requestId":"$context.requestId"}}',
+        },
+      });
+    }
+    // API Gateway checks the path parameters; the handlers validate bodies (zod), so that the deployed stack
+    // and local mode answer bad input with the same errors.
+    const validator = this.api.addRequestValidator('PathParameters', {
+      validateRequestParameters: true,
+      validateRequestBody: false,
+    });
+    for (const route of ROUTES) {
+      const fn = makeFunction(route.name, route.entry, `${route.method} ${route.path}`, API_TIMEOUT);
+      const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
+      this.api.root
+        .resourceForPath(route.path)
+        .addMethod(
+          route.method,
+          new LambdaIntegration(fn, { allowTestInvoke: false, timeout: Duration.seconds(29) }),
+          {
+            authorizationType: AuthorizationType.IAM,
+            requestValidator: validator,
+            requestParameters: Object.fromEntries(
+              pathParameters.map((name) => [`method.request.path.${name}`, true]),
+            ),
+          },
+        );
+    }
+    Validations.of(this.api).acknowledge(
+      {
+        id: 'AwsSolutions-APIG2',
+        reason:
+          'API Gateway validates the path parameters; the handlers validate every body with the API schema (zod) and answer 400 naming the field, exactly as local mode does.',
+      },
+      {
+        id: 'AwsSolutions-COG4',
+        reason: 'Every method uses IAM (SigV4) authorization: callers are IAM principals, not Cognito users.',
+      },
+      ...(props.webAclArn === undefined
+        ? [
+            {
+              id: 'AwsSolutions-APIG3',
+              reason:
+                'Every method requires SigV4-signed IAM credentials and the stage is throttled; a WAF web ACL can be attached with the webAclArn prop.',
+            },
+          ]
+        : []),
+    );
+    if (props.webAclArn !== undefined) {
+      new CfnWebACLAssociation(this, 'ApiWebAcl', {
+        resourceArn: this.api.deploymentStage.stageArn,
+        webAclArn: props.webAclArn,
+      });
+    }
+    if (props.apiGatewayCloudWatchRole ?? true) {
+      Validations.of(this.api).acknowledge({
+        id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
+        reason:
+          "API Gateway's account-wide logging role uses the AWS managed policy made for it; it serves every API in the account and Region.",
+      });
+    }
+
+    // ---------------------------------------------------------------- state changes in
+    const stateChange = makeFunction(
+      EVENT_FUNCTIONS.stateChange.name,
+      EVENT_FUNCTIONS.stateChange.entry,
+      'Batch and SageMaker job state changes to app record transitions',
+      Duration.seconds(60),
+    );
+    // EventBridge invokes Lambda asynchronously: Lambda retries a failed invocation twice, then sends the
+    // invocation record to the dead-letter queue (the rule's DLQ only covers delivery failures).
+    stateChange.configureAsyncInvoke({
+      retryAttempts: 2,
+      maxEventAge: Duration.hours(6),
+      onFailure: new SqsDestination(this.deadLetterQueue),
+    });
+    const stateChangeTarget = () =>
+      new LambdaFunction(stateChange, {
+        deadLetterQueue: this.deadLetterQueue,
+        retryAttempts: props.eventRetryAttempts ?? 10,
+        maxEventAge: props.eventMaxAge ?? Duration.hours(2),
+      });
+    new Rule(this, 'BatchJobStateChange', {
+      description: 'AWS Batch job state changes to the torchx-serverless state-change function',
+      eventPattern: {
+        source: ['aws.batch'],
+        detailType: ['Batch Job State Change'],
+        // `detail.jobQueue` is always the queue ARN: match only the queues jobs may be submitted to.
+        ...(queueArns === undefined ? {} : { detail: { jobQueue: queueArns } }),
+      },
+      targets: [stateChangeTarget()],
+    });
+    new Rule(this, 'SageMakerTrainingJobStateChange', {
+      description: 'SageMaker training job state changes to the torchx-serverless state-change function',
+      eventPattern: { source: ['aws.sagemaker'], detailType: ['SageMaker Training Job State Change'] },
+      targets: [stateChangeTarget()],
+    });
+
+    // ---------------------------------------------------------------- reconciler
+    const reconcileInterval = props.reconcileInterval ?? Duration.minutes(5);
+    const reconciler = makeFunction(
+      EVENT_FUNCTIONS.reconciler.name,
+      EVENT_FUNCTIONS.reconciler.entry,
+      'Refreshes non-terminal app records from the schedulers (lost events)',
+      Duration.minutes(5),
+    );
+    // A missed run is covered by the next one: no retries.
+    reconciler.configureAsyncInvoke({ retryAttempts: 0, maxEventAge: Duration.minutes(1) });
+    new Rule(this, 'ReconcileSchedule', {
+      description: 'Runs the torchx-serverless reconciler',
+      schedule: Schedule.rate(reconcileInterval),
+      targets: [new LambdaFunction(reconciler, { retryAttempts: 0 })],
+    });
+    this.functions = functions;
+
+    // ---------------------------------------------------------------- alarms
+    const alarms: Alarm[] = [
+      new Alarm(this, 'DeadLettersAlarm', {
+        alarmDescription:
+          'State-change events could not be delivered or processed: read them from the dead-letter queue',
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+      new Alarm(this, 'ApiServerErrorsAlarm', {
+        alarmDescription: 'The API answered 5xx: see the function logs (errors carry the request id)',
+        metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
+        threshold: 1,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        evaluationPeriods: 1,
+        treatMissingData: TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    for (const [name, fn] of Object.entries(functions)) {
+      alarms.push(
+        new Alarm(this, `${name}ErrorsAlarm`, {
+          alarmDescription: `The ${name} function failed (uncaught error, timeout or out of memory)`,
+          metric: fn.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+          threshold: 1,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+      );
+    }
+    if (props.alarmTopic !== undefined) {
+      const action = new SnsAction(props.alarmTopic);
+      for (const alarm of alarms) alarm.addAlarmAction(action);
+    }
+    this.alarms = alarms;
+  }
+}
+
+/** A queue's ARN from its name or ARN (ARNs pass through). */
+export function jobQueueArn(stack: Stack, queue: string): string {
+  if (queue.startsWith('arn:') || Token.isUnresolved(queue)) return queue;
+  return stack.formatArn({
+    service: 'batch',
+    resource: 'job-queue',
+    resourceName: queue,
+    arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+  });
+}
+
+/** cdk-nag findings every function has, acknowledged with the reason. */
+function acknowledgeFunctionFindings(handler: HandlerFunction): void {
+  Validations.of(handler).acknowledge(
+    {
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is pinned deliberately: the bundles target node22 and the project is tested on it; newer runtimes are adopted with a tested upgrade.',
+    },
+    {
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray PutTraceSegments and PutTelemetryRecords (active tracing) support no resource-level permissions; neither do the read-only AWS Batch ListJobs/DescribeJobs/DescribeJobDefinitions.',
+    },
+  );
+}
+
+const ROLE_ARN = /^arn:aws[a-z-]*:iam::\d{12}:role\/[\w+=,.@/-]{1,512}$/;
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const QUEUE_ARN = /^arn:aws[a-z-]*:batch:[a-z0-9-]+:\d{12}:job-queue\/[A-Za-z0-9_-]{1,128}$/;
+const STAGE_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const REMOVAL_POLICIES: ReadonlySet<RemovalPolicy> = new Set([RemovalPolicy.RETAIN, RemovalPolicy.DESTROY]);
+
+/** One problem with a prop: which one (`batchJobRoleArns.0`) and what is wrong with it. */
+export interface PropIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Thrown at synth time when {@link TorchxServerlessProps} would deploy a broken or over-privileged stack. */
+export class TorchxServerlessPropsError extends Error {
+  override readonly name = 'TorchxServerlessPropsError';
+  /** Every problem found, each naming the prop. */
+  readonly issues: readonly PropIssue[];
+
+  constructor(issues: readonly PropIssue[]) {
+    super(`Invalid TorchxServerless props: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+    this.issues = issues;
+  }
+}
+
+/**
+ * Checks the props before anything is built.
+ *
+ * @throws TorchxServerlessPropsError listing every problem, each with the prop and the fix.
+ */
+export function validateProps(props: TorchxServerlessProps): void {
+  const issues: PropIssue[] = [];
+  const eachOf = (
+    name: string,
+    values: readonly string[] | undefined,
+    ok: (value: string) => boolean,
+    expected: string,
+  ) => {
+    values?.forEach((value, i) => {
+      if (!Token.isUnresolved(value) && !ok(value))
+        issues.push({ path: `${name}.${i}`, message: `'${value}' is not ${expected}` });
+    });
+  };
+  const roleArn = 'an IAM role ARN such as arn:aws:iam::123456789012:role/TrainingJobRole';
+  eachOf(
+    'batchJobQueues',
+    props.batchJobQueues,
+    (v) => QUEUE_NAME.test(v) || QUEUE_ARN.test(v),
+    'a job queue name or ARN',
+  );
+  eachOf('batchJobRoleArns', props.batchJobRoleArns, (v) => ROLE_ARN.test(v), roleArn);
+  eachOf('sageMakerExecutionRoleArns', props.sageMakerExecutionRoleArns, (v) => ROLE_ARN.test(v), roleArn);
+  if (props.batchJobQueues?.length === 0)
+    issues.push({
+      path: 'batchJobQueues',
+      message: 'is empty; leave it out to allow every queue, or name at least one',
+    });
+  if (props.tableRemovalPolicy !== undefined && !REMOVAL_POLICIES.has(props.tableRemovalPolicy))
+    issues.push({
+      path: 'tableRemovalPolicy',
+      message: `DynamoDB tables and log groups support RETAIN or DESTROY, not ${props.tableRemovalPolicy}`,
+    });
+  if (props.schedulers?.length === 0)
+    issues.push({
+      path: 'schedulers',
+      message: "is empty; name at least one of 'aws_batch', 'aws_sagemaker'",
+    });
+  for (const [i, scheduler] of (props.schedulers ?? []).entries()) {
+    if (scheduler !== 'aws_batch' && scheduler !== 'aws_sagemaker')
+      issues.push({
+        path: `schedulers.${i}`,
+        message: `'${scheduler}' is not one of 'aws_batch', 'aws_sagemaker'`,
+      });
+  }
+  for (const [name, value] of [
+    ['throttlingRateLimit', props.throttlingRateLimit],
+    ['throttlingBurstLimit', props.throttlingBurstLimit],
+    ['recordRetentionDays', props.recordRetentionDays],
+    ['memorySize', props.memorySize],
+  ] as const) {
+    if (value !== undefined && !(Number.isFinite(value) && value > 0))
+      issues.push({ path: name, message: `must be a positive number, got ${value}` });
+  }
+  const retries = props.eventRetryAttempts;
+  if (retries !== undefined && !(Number.isInteger(retries) && retries >= 0 && retries <= 185))
+    issues.push({
+      path: 'eventRetryAttempts',
+      message: `must be a whole number from 0 to 185, got ${retries}`,
+    });
+  if (props.stageName !== undefined && !STAGE_NAME.test(props.stageName))
+    issues.push({
+      path: 'stageName',
+      message: `'${props.stageName}' may contain only letters, digits, '-' and '_' (1 to 128 characters)`,
+    });
+  if (issues.length > 0) throw new TorchxServerlessPropsError(issues);
+}

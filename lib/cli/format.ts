@@ -1,0 +1,209 @@
+/**
+ * Human output of the CLI: aligned tables, TorchX's AppStatus layout, YAML-style AppDefs, run options and
+ * builtins help.
+ *
+ * @module
+ */
+import type { ComponentDescription } from '../components/index.js';
+import { AppStatus, pythonRepr } from '../specs/index.js';
+import type { AppResponse, AppSummary, DryRunResponse, SchedulerInfo } from './api-types.js';
+import { runOptsFromDescriptions } from './cfg.js';
+import { formatLocalTime } from './time.js';
+
+const GREEN = '\u001b[32m';
+const RED = '\u001b[31m';
+const BOLD = '\u001b[1m';
+const RESET = '\u001b[0m';
+
+/** ANSI colouring, a no-op when `enabled` is false. */
+export interface Painter {
+  green(text: string): string;
+  red(text: string): string;
+  bold(text: string): string;
+}
+
+/** A {@link Painter} that colours when `enabled`. */
+export function painter(enabled: boolean): Painter {
+  const wrap = (code: string) => (text: string) => (enabled ? `${code}${text}${RESET}` : text);
+  return { green: wrap(GREEN), red: wrap(RED), bold: wrap(BOLD) };
+}
+
+/**
+ * An aligned table in the layout of Python's `tabulate` "simple" format (used by `torchx list`): headers,
+ * a dashed rule under each column, then the rows; columns separated by two spaces, no trailing spaces.
+ *
+ * @example
+ * ```ts
+ * formatTable(['APP HANDLE', 'APP STATUS'], [['local_cwd://torchx/echo-k3x9', 'SUCCEEDED']]);
+ * ```
+ */
+export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/** The `txs list` table: handle, state, name, creation time. */
+export function formatAppList(apps: readonly AppSummary[]): string {
+  return formatTable(
+    ['APP HANDLE', 'APP STATUS', 'NAME', 'CREATED'],
+    apps.map((a) => [a.handle, a.state, a.name, formatLocalTime(a.createdAt)]),
+  );
+}
+
+/**
+ * TorchX's `AppStatus.format()` for the app, optionally only for some roles.
+ *
+ * @example
+ * ```ts
+ * formatStatus(await client.getApp(handle)); // 'AppStatus:\n    State: RUNNING\n …'
+ * ```
+ */
+export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly string[]): string {
+  const status = new AppStatus({
+    state: app.status.state,
+    numRestarts: app.status.numRestarts,
+    msg: app.status.msg,
+    structuredErrorMsg: app.status.structuredErrorMsg,
+    roles: app.status.roles ?? [],
+    ...(app.status.uiUrl === undefined || app.status.uiUrl === null ? {} : { uiUrl: app.status.uiUrl }),
+  });
+  return status.format(roles);
+}
+
+const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+:-]*$/;
+const RESERVED_SCALARS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', '~']);
+
+function yamlScalar(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  const text = String(value);
+  if (PLAIN_SCALAR.test(text) && !text.endsWith(':') && !RESERVED_SCALARS.has(text.toLowerCase()))
+    return text;
+  return JSON.stringify(text);
+}
+
+function yamlKey(key: string): string {
+  return /^[A-Za-z_][\w.-]*$/.test(key) ? key : JSON.stringify(key);
+}
+
+function isEmptyContainer(value: unknown): boolean {
+  if (Array.isArray(value)) return value.length === 0;
+  return value !== null && typeof value === 'object' && Object.keys(value).length === 0;
+}
+
+/**
+ * Renders JSON data as YAML (block style; strings quoted only when YAML would misread them), for
+ * `txs describe`.
+ *
+ * @example
+ * ```ts
+ * formatYaml({ name: 'echo', roles: [{ name: 'echo', args: ['hi'] }] });
+ * // 'name: echo\nroles:\n  - name: echo\n    args:\n      - hi'
+ * ```
+ */
+export function formatYaml(value: unknown, indent = 0): string {
+  const pad = ' '.repeat(indent);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `${pad}[]`;
+    return value
+      .map((item) => {
+        if (item !== null && typeof item === 'object' && !isEmptyContainer(item)) {
+          const nested = formatYaml(item, indent + 2);
+          return `${pad}- ${nested.slice(indent + 2)}`;
+        }
+        return `${pad}- ${isEmptyContainer(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item)}`;
+      })
+      .join('\n');
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return `${pad}{}`;
+    return entries
+      .map(([key, v]) => {
+        if (v !== null && typeof v === 'object' && !isEmptyContainer(v)) {
+          return `${pad}${yamlKey(key)}:\n${formatYaml(v, indent + 2)}`;
+        }
+        const scalar = isEmptyContainer(v) ? (Array.isArray(v) ? '[]' : '{}') : yamlScalar(v);
+        return `${pad}${yamlKey(key)}: ${scalar}`;
+      })
+      .join('\n');
+  }
+  return `${pad}${yamlScalar(value)}`;
+}
+
+/** `txs runopts`: for each scheduler, its name then TorchX's run options help. */
+export function formatRunOpts(schedulers: readonly SchedulerInfo[], paint: Painter): string {
+  return schedulers
+    .map((s) => {
+      const body =
+        s.runOpts.length === 0 ? '    (no run options)' : runOptsFromDescriptions(s.runOpts).format();
+      return `${paint.green(s.name)}:\n${body}\n`;
+    })
+    .join('\n');
+}
+
+/** `txs builtins`: TorchX's numbered list, with each component's first sentence. */
+export function formatBuiltinList(components: readonly ComponentDescription[]): string {
+  const width = Math.max(0, ...components.map((c) => c.name.length));
+  const lines = components.map((c, i) => {
+    const summary = firstSentence(c.description);
+    return ` ${String(i + 1).padStart(2)}. ${c.name.padEnd(width)}${summary ? `  ${summary}` : ''}`.trimEnd();
+  });
+  return [`Found ${components.length} builtin components:`, ...lines].join('\n');
+}
+
+/** `txs builtins NAME`: usage line, description and each argument with type, default and help. */
+export function formatBuiltin(component: ComponentDescription): string {
+  const usage = component.args
+    .map((a) => {
+      const flag = a.flags[a.flags.length - 1] ?? `--${a.name}`;
+      const text = a.type === 'bool' ? flag : `${flag} ${a.name.toUpperCase()}`;
+      return a.required ? text : `[${text}]`;
+    })
+    .join(' ');
+  const varargs = component.varargs ? ` [--] [${component.varargs.name} ...]` : '';
+  const lines = [
+    `usage: txs run ${component.name} ${usage}${varargs}`.trimEnd(),
+    '',
+    component.description,
+    '',
+  ];
+  const required = component.args.filter((a) => a.required);
+  const optional = component.args.filter((a) => !a.required);
+  for (const [title, args] of [
+    ['required arguments', required],
+    ['optional arguments', optional],
+  ] as const) {
+    if (args.length === 0) continue;
+    lines.push(`${title}:`);
+    for (const a of args) {
+      const defaultText = a.required ? '' : `, default: ${pythonRepr(a.default)}`;
+      lines.push(`  ${a.flags.join(', ')} (${a.type}${defaultText})`);
+      if (a.help) lines.push(`      ${a.help}`);
+    }
+    lines.push('');
+  }
+  if (component.varargs) {
+    lines.push('positional arguments:', `  ${component.varargs.name} ...`);
+    if (component.varargs.help) lines.push(`      ${component.varargs.help}`);
+    lines.push('');
+  }
+  return lines.join('\n').trimEnd();
+}
+
+/** `txs run --dryrun`: TorchX's two sections, the application and the scheduler request. */
+export function formatDryRun(dryrun: DryRunResponse): string {
+  const request = dryrun.text ?? JSON.stringify(dryrun.request, null, 2);
+  return `=== APPLICATION ===\n${formatYaml(dryrun.app)}\n\n=== SCHEDULER REQUEST ===\n${request}`;
+}
+
+function firstSentence(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  const end = flat.search(/\.(\s|$)/);
+  return end < 0 ? flat : flat.slice(0, end + 1);
+}

@@ -1,0 +1,128 @@
+/**
+ * End to end: the `txs` CLI against the real local server (local_cwd scheduler, in-memory store), with
+ * real processes and real time.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import type { LocalServer } from '../../lib/local/server.js';
+
+let server: LocalServer;
+let dataDir: string;
+
+beforeAll(async () => {
+  // EMF metrics are meant for CloudWatch; keep them off the test output (as `npm start` does).
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  dataDir = await mkdtemp(join(tmpdir(), 'txs-cli-e2e-'));
+  const { startLocalServer } = await import('../../lib/local/server.js');
+  server = await startLocalServer({ port: 0, dataDir, inMemory: true, reconcileEveryMs: 0 });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+/** Runs txs in-process against the local server, in real time, capturing its output. */
+async function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIO = {
+    stdout: {
+      write: (t) => {
+        out += t;
+      },
+      isTTY: false,
+    },
+    stderr: {
+      write: (t) => {
+        err += t;
+      },
+      isTTY: false,
+    },
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e' },
+    cwd: dataDir,
+    homeDir: dataDir,
+    readFile: async () => {
+      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
+    },
+    readStdin: async () => '',
+    now: () => Date.now(),
+    sleep: async (ms, signal) => {
+      await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
+    },
+    onInterrupt: () => () => undefined,
+  };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+describe('txs against the local server', () => {
+  it('runs utils.echo with --wait, then shows its log, status, description and listing', async () => {
+    const run = await txs('run', '--wait', 'utils.echo', '--msg', 'hello from txs');
+    expect(run.code).toBe(ExitCode.OK);
+    const handle = run.out.trim();
+    expect(handle).toMatch(/^local_cwd:\/\/torchx\/echo-\w+$/);
+    expect(run.err).toMatch(/\d+\.\ds {2}SUCCEEDED/);
+
+    const log = await txs('log', handle);
+    expect(log.code).toBe(ExitCode.OK);
+    expect(log.out).toBe('hello from txs\n');
+
+    const status = await txs('status', handle);
+    expect(status.out).toContain('State: SUCCEEDED');
+
+    const describeOut = await txs('describe', handle);
+    expect(describeOut.out).toContain('entrypoint: echo');
+
+    const list = await txs('list');
+    expect(list.out).toMatch(new RegExp(`${handle.replace(/[/.]/g, '\\$&')}\\s+SUCCEEDED\\s+echo`));
+  });
+
+  it('streams the logs while waiting with --log', async () => {
+    const run = await txs('run', '--log', 'utils.echo', '--msg', 'streamed');
+    expect(run.code).toBe(ExitCode.OK);
+    expect(run.err).toContain('streamed\n');
+  });
+
+  it('exits 1 when the app fails', async () => {
+    const run = await txs('run', '--wait', 'utils.sh', 'exit', '3');
+    expect(run.code).toBe(ExitCode.APP_FAILED);
+    expect(run.err).toContain('FAILED');
+  });
+
+  it('cancels a running app', async () => {
+    const run = await txs('run', 'utils.sh', 'sleep', '60');
+    expect(run.code).toBe(ExitCode.OK);
+    const handle = run.out.trim();
+    const cancel = await txs('cancel', handle);
+    expect(cancel.code).toBe(ExitCode.OK);
+    expect(cancel.out).toContain(`cancel requested for ${handle}`);
+    const wait = await txs('wait', handle);
+    expect(wait.code).toBe(ExitCode.APP_FAILED);
+    expect(wait.err).toContain('CANCELLED');
+  });
+
+  it('prints a dry run without submitting', async () => {
+    const before = await txs('list', '--json');
+    const dryrun = await txs('run', '--dryrun', 'utils.echo', '--msg', 'dry');
+    expect(dryrun.code).toBe(ExitCode.OK);
+    expect(dryrun.out).toContain('=== SCHEDULER REQUEST ===');
+    const after = await txs('list', '--json');
+    expect(JSON.parse(after.out).apps).toHaveLength(JSON.parse(before.out).apps.length);
+  });
+
+  it('says "unknown app" with exit 3', async () => {
+    const status = await txs('status', 'local_cwd://torchx/no-such-app');
+    expect(status.code).toBe(ExitCode.NOT_FOUND);
+    expect(status.err).toContain('error: unknown app local_cwd://torchx/no-such-app');
+  });
+
+  it('shows the run options and builtins the server offers', async () => {
+    expect((await txs('runopts', 'local_cwd')).out).toContain('local_cwd:');
+    expect((await txs('builtins')).out).toContain('utils.echo');
+  });
+});

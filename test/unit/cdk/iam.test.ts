@@ -1,0 +1,264 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_INDEXES } from '../../../lib/store/table.js';
+import {
+  actionsOf,
+  CONFIGURED,
+  logicalIdOf,
+  resourcesFor,
+  type Synthesized,
+  stackArn,
+  statementsOf,
+  synthesize,
+} from './synth.js';
+
+/** Every function may write its own logs and send traces. */
+const BASE = [
+  'logs:CreateLogStream',
+  'logs:PutLogEvents',
+  'xray:PutTelemetryRecords',
+  'xray:PutTraceSegments',
+];
+
+/** What each function calls (the spec this stack is checked against), Batch and SageMaker both enabled. */
+const EXPECTED_ACTIONS: Record<string, string[]> = {
+  Schedulers: [],
+  Components: [],
+  Dryrun: [],
+  Run: [
+    'dynamodb:DeleteItem',
+    'dynamodb:GetItem',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'events:PutEvents',
+    'batch:DescribeJobDefinitions',
+    'batch:RegisterJobDefinition',
+    'batch:SubmitJob',
+    'batch:TagResource',
+    'sagemaker:AddTags',
+    'sagemaker:CreateTrainingJob',
+    'sagemaker:DescribeTrainingJob',
+  ],
+  List: ['dynamodb:Query'],
+  Status: [
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    'events:PutEvents',
+    'batch:DescribeJobs',
+    'batch:ListJobs',
+    'sagemaker:DescribeTrainingJob',
+  ],
+  Cancel: [
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    'batch:CancelJob',
+    'batch:DescribeJobs',
+    'batch:ListJobs',
+    'batch:TerminateJob',
+    'sagemaker:DescribeTrainingJob',
+    'sagemaker:StopTrainingJob',
+  ],
+  Delete: [
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    'batch:CancelJob',
+    'batch:DeregisterJobDefinition',
+    'batch:DescribeJobs',
+    'batch:ListJobs',
+    'batch:TerminateJob',
+    'sagemaker:DescribeTrainingJob',
+    'sagemaker:StopTrainingJob',
+  ],
+  Logs: [
+    'dynamodb:GetItem',
+    'batch:DescribeJobs',
+    'batch:ListJobs',
+    'sagemaker:DescribeTrainingJob',
+    'logs:DescribeLogStreams',
+    'logs:GetLogEvents',
+  ],
+  StateChange: [
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+    'events:PutEvents',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+    'sqs:SendMessage',
+  ],
+  Reconciler: [
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+    'events:PutEvents',
+    'batch:DescribeJobs',
+    'batch:ListJobs',
+    'sagemaker:DescribeTrainingJob',
+  ],
+};
+
+/** The only actions AWS requires `Resource: *` for, among those we call. */
+const STAR_ONLY_ACTIONS = new Set([
+  'xray:PutTelemetryRecords',
+  'xray:PutTraceSegments',
+  'batch:ListJobs',
+  'batch:DescribeJobs',
+  'batch:DescribeJobDefinitions',
+]);
+
+const NAMES = Object.keys(EXPECTED_ACTIONS);
+
+let defaults: Synthesized;
+let configured: Synthesized;
+let batchOnly: Synthesized;
+
+beforeAll(() => {
+  defaults = synthesize();
+  configured = synthesize(CONFIGURED);
+  batchOnly = synthesize({ schedulers: ['aws_batch'], jobLogGroupNames: ['/teams/ml/batch'] });
+});
+
+const tableArn = (s: Synthesized) => `\${${logicalIdOf(s.stack.txs.table.node.defaultChild as never)}.Arn}`;
+
+describe('TorchxServerless least privilege', () => {
+  it.each(NAMES)('lets %s call exactly what it needs', (name) => {
+    expect(actionsOf(defaults, name)).toEqual([...BASE, ...(EXPECTED_ACTIONS[name] ?? [])].sort());
+  });
+
+  it.each(NAMES)('gives %s "*" only for actions that support no resource-level permissions', (name) => {
+    for (const statement of statementsOf(configured, name)) {
+      if (!statement.resources.includes('*')) continue;
+      for (const action of statement.actions) expect(STAR_ONLY_ACTIONS, action).toContain(action);
+    }
+  });
+
+  it.each(NAMES)('lets %s write only its own log group', (name) => {
+    const own = `\${${logicalIdOf(defaults.stack.txs.functions[name]?.logGroup.node.defaultChild as never)}.Arn}`;
+    expect(resourcesFor(defaults, name, 'logs:PutLogEvents')).toEqual([own]);
+    expect(resourcesFor(defaults, name, 'logs:CreateLogStream')).toEqual([own]);
+  });
+
+  it('gives the functions that only read metadata (schedulers, components, dryrun) no table access', () => {
+    for (const name of ['Schedulers', 'Components', 'Dryrun']) {
+      expect(actionsOf(configured, name).filter((a) => !BASE.includes(a))).toEqual([]);
+    }
+  });
+
+  it('grants item actions on the table only, and each Query on exactly one index', () => {
+    for (const name of NAMES) {
+      for (const statement of statementsOf(defaults, name)) {
+        const items = statement.actions.filter((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query');
+        if (items.length > 0) expect(statement.resources).toEqual([tableArn(defaults)]);
+      }
+    }
+    expect(resourcesFor(defaults, 'List', 'dynamodb:Query')).toEqual([
+      `${tableArn(defaults)}/index/${TABLE_INDEXES.byOwner}`,
+    ]);
+    expect(resourcesFor(defaults, 'StateChange', 'dynamodb:Query')).toEqual([
+      `${tableArn(defaults)}/index/${TABLE_INDEXES.byNativeName}`,
+    ]);
+    expect(resourcesFor(defaults, 'Reconciler', 'dynamodb:Query')).toEqual([
+      `${tableArn(defaults)}/index/${TABLE_INDEXES.byActive}`,
+    ]);
+  });
+
+  it("lets functions publish only on the stack's own bus", () => {
+    const bus = `\${${logicalIdOf(defaults.stack.txs.eventBus.node.defaultChild as never)}.Arn}`;
+    for (const name of ['Run', 'Status', 'StateChange', 'Reconciler']) {
+      expect(resourcesFor(defaults, name, 'events:PutEvents')).toEqual([bus]);
+    }
+  });
+});
+
+describe('TorchxServerless iam:PassRole', () => {
+  it('is granted to Run only, on exactly the configured roles, each passed only to its service', () => {
+    for (const name of NAMES.filter((n) => n !== 'Run')) {
+      expect(actionsOf(configured, name)).not.toContain('iam:PassRole');
+    }
+    const passRole = statementsOf(configured, 'Run')
+      .filter((s) => s.actions.includes('iam:PassRole'))
+      .map((s) => ({ ...s, resources: [...s.resources].sort() }));
+    expect(passRole).toEqual([
+      {
+        actions: ['iam:PassRole'],
+        resources: [...(CONFIGURED.batchJobRoleArns ?? [])].sort(),
+        condition: { StringEquals: { 'iam:PassedToService': 'batch.amazonaws.com' } },
+      },
+      {
+        actions: ['iam:PassRole'],
+        resources: CONFIGURED.sageMakerExecutionRoleArns,
+        condition: { StringEquals: { 'iam:PassedToService': 'sagemaker.amazonaws.com' } },
+      },
+    ]);
+  });
+
+  it('is not granted at all when no roles are configured', () => {
+    for (const name of NAMES) expect(actionsOf(defaults, name)).not.toContain('iam:PassRole');
+  });
+});
+
+describe('TorchxServerless AWS Batch permissions', () => {
+  it('submits only to the configured queues, with any job definition of this account and Region', () => {
+    expect(resourcesFor(configured, 'Run', 'batch:SubmitJob')).toEqual(
+      [
+        stackArn('batch', 'job-definition/*'),
+        stackArn('batch', 'job-queue/gpu-queue'),
+        'arn:aws:batch:us-west-2:123456789012:job-queue/cpu-queue',
+      ].sort(),
+    );
+  });
+
+  it('submits to any queue of this account and Region when none are configured', () => {
+    expect(resourcesFor(defaults, 'Run', 'batch:SubmitJob')).toEqual(
+      [stackArn('batch', 'job-definition/*'), stackArn('batch', 'job-queue/*')].sort(),
+    );
+  });
+
+  it('tags only new jobs and job definitions, and stops and deregisters only within this account and Region', () => {
+    expect(resourcesFor(defaults, 'Run', 'batch:TagResource')).toEqual(
+      [stackArn('batch', 'job-definition/*'), stackArn('batch', 'job/*')].sort(),
+    );
+    for (const name of ['Cancel', 'Delete']) {
+      expect(resourcesFor(defaults, name, 'batch:TerminateJob')).toEqual([stackArn('batch', 'job/*')]);
+      expect(resourcesFor(defaults, name, 'batch:CancelJob')).toEqual([stackArn('batch', 'job/*')]);
+    }
+    expect(resourcesFor(defaults, 'Delete', 'batch:DeregisterJobDefinition')).toEqual([
+      stackArn('batch', 'job-definition/*'),
+    ]);
+  });
+});
+
+describe('TorchxServerless SageMaker and log permissions', () => {
+  it('scopes training-job actions to training jobs of this account and Region', () => {
+    for (const [name, action] of [
+      ['Run', 'sagemaker:CreateTrainingJob'],
+      ['Run', 'sagemaker:AddTags'],
+      ['Status', 'sagemaker:DescribeTrainingJob'],
+      ['Cancel', 'sagemaker:StopTrainingJob'],
+    ] as const) {
+      expect(resourcesFor(defaults, name, action)).toEqual([stackArn('sagemaker', 'training-job/*')]);
+    }
+  });
+
+  it('reads logs from the default Batch and SageMaker log groups only', () => {
+    expect(resourcesFor(defaults, 'Logs', 'logs:GetLogEvents')).toEqual([
+      stackArn('logs', 'log-group:/aws/batch/job:*'),
+      stackArn('logs', 'log-group:/aws/sagemaker/TrainingJobs:*'),
+    ]);
+  });
+
+  it('reads logs from exactly the configured log groups', () => {
+    expect(resourcesFor(batchOnly, 'Logs', 'logs:GetLogEvents')).toEqual([
+      stackArn('logs', 'log-group:/teams/ml/batch:*'),
+    ]);
+    expect(resourcesFor(batchOnly, 'Logs', 'logs:DescribeLogStreams')).toEqual([
+      stackArn('logs', 'log-group:/teams/ml/batch:*'),
+    ]);
+  });
+
+  it('grants nothing for a scheduler that is not enabled', () => {
+    for (const name of NAMES) {
+      expect(actionsOf(batchOnly, name).filter((a) => a.startsWith('sagemaker:'))).toEqual([]);
+    }
+    expect(actionsOf(batchOnly, 'Run')).toContain('batch:SubmitJob');
+  });
+});

@@ -1,0 +1,344 @@
+/**
+ * A small in-memory stand-in for the API v1, over real HTTP, for the CLI's command tests. Each app follows
+ * a scripted list of states, advancing one state per status read; its log lines appear as it runs.
+ */
+import type { AppState } from '../../../lib/specs/index.js';
+import {
+  apiError,
+  type RecordedRequest,
+  type StubReply,
+  type StubServer,
+  startStubServer,
+} from './helpers.js';
+
+export interface FakeAppScript {
+  name?: string;
+  roles?: { name: string; numReplicas: number }[];
+  /** States after submission, one per status read (the last one stays). */
+  states?: AppState[];
+  /** Log lines per `role/replica`, all visible once the app is RUNNING. */
+  logs?: Record<string, string[]>;
+  reason?: string;
+  /** Status reads that answer 404 first (a store read lagging its write). */
+  hiddenReads?: number;
+}
+
+interface FakeApp {
+  handle: string;
+  scheduler: string;
+  session: string;
+  appId: string;
+  name: string;
+  roles: { name: string; numReplicas: number }[];
+  states: AppState[];
+  step: number;
+  history: { from: AppState; to: AppState; time: string; source: string; reason?: string }[];
+  logs: Record<string, string[]>;
+  createdAt: number;
+  cfg: unknown;
+  reason?: string;
+  hiddenReads: number;
+}
+
+export interface FakeApi {
+  url: string;
+  requests: RecordedRequest[];
+  apps: Map<string, FakeApp>;
+  /** What the next POST /v1/apps creates. */
+  nextRun: FakeAppScript;
+  /** Adds an app directly. */
+  addApp(handle: string, script: FakeAppScript, createdAt?: number): FakeApp;
+  close(): Promise<void>;
+}
+
+const T0 = Date.parse('2026-01-15T12:00:00Z');
+
+export const SCHEDULERS = [
+  {
+    name: 'local_cwd',
+    capabilities: {
+      cancel: true,
+      logs: true,
+      describe: 'full',
+      distributed: true,
+      mounts: false,
+      retries: false,
+      elasticity: false,
+    },
+    runOpts: [
+      {
+        name: 'log_dir',
+        type: 'str',
+        default: null,
+        required: false,
+        help: 'where logs go',
+        aliases: ['logDir'],
+      },
+      {
+        name: 'prepend_cwd',
+        type: 'bool',
+        default: false,
+        required: false,
+        help: 'prepend cwd to PATH',
+        aliases: ['prependCwd'],
+      },
+    ],
+  },
+  {
+    name: 'aws_batch',
+    capabilities: {
+      cancel: true,
+      logs: true,
+      describe: 'partial',
+      distributed: true,
+      mounts: true,
+      retries: true,
+      elasticity: false,
+    },
+    runOpts: [
+      { name: 'queue', type: 'str', default: null, required: true, help: 'job queue', aliases: [] },
+      { name: 'priority', type: 'int', default: 0, required: false, help: 'priority', aliases: [] },
+    ],
+  },
+];
+
+export const COMPONENTS = [
+  {
+    name: 'utils.echo',
+    description: 'Echoes a message to stdout.',
+    args: [
+      {
+        name: 'msg',
+        flags: ['--msg'],
+        type: 'str',
+        default: 'hello world',
+        required: false,
+        help: 'message',
+      },
+    ],
+  },
+  {
+    name: 'utils.sh',
+    description: 'Runs a shell command.',
+    args: [],
+    varargs: { name: 'args', help: 'the command' },
+  },
+];
+
+function appJson(app: FakeApp) {
+  const state = app.states[Math.min(app.step, app.states.length - 1)] ?? 'SUBMITTED';
+  return {
+    handle: app.handle,
+    scheduler: app.scheduler,
+    session: app.session,
+    appId: app.appId,
+    name: app.name,
+    owner: 'tester',
+    createdAt: new Date(app.createdAt).toISOString(),
+    updatedAt: new Date(app.createdAt + app.step * 1000).toISOString(),
+    status: {
+      state,
+      numRestarts: 0,
+      msg: app.reason ?? '',
+      structuredErrorMsg: '<NONE>',
+      roles: app.roles.map((r) => ({
+        role: r.name,
+        replicas: Array.from({ length: r.numReplicas }, (_, id) => ({
+          id,
+          state,
+          role: r.name,
+          hostname: 'localhost',
+          structuredErrorMsg: '<NONE>',
+        })),
+      })),
+    },
+    app: {
+      name: app.name,
+      roles: app.roles.map((r) => ({
+        name: r.name,
+        image: '/tmp',
+        entrypoint: 'echo',
+        args: ['hi'],
+        numReplicas: r.numReplicas,
+      })),
+      metadata: {},
+    },
+    cfg: app.cfg ?? {},
+    history: [...app.history],
+  };
+}
+
+function currentState(app: FakeApp): AppState {
+  return app.states[Math.min(app.step, app.states.length - 1)] ?? 'SUBMITTED';
+}
+
+function advance(app: FakeApp): void {
+  if (app.step >= app.states.length - 1) return;
+  const from = currentState(app);
+  app.step += 1;
+  const to = currentState(app);
+  app.history.push({
+    from,
+    to,
+    time: new Date(app.createdAt + app.step * 1500).toISOString(),
+    source: 'event',
+    ...(to === 'FAILED' && app.reason ? { reason: app.reason } : {}),
+  });
+}
+
+export async function startFakeApi(): Promise<FakeApi> {
+  const apps = new Map<string, FakeApp>();
+  let counter = 0;
+  const api: Omit<FakeApi, 'url' | 'requests' | 'close'> & { nextRun: FakeAppScript } = {
+    apps,
+    nextRun: {},
+    addApp(handle, script, createdAt = T0) {
+      const [scheduler = '', rest = ''] = handle.split('://');
+      const [session = '', appId = ''] = rest.split('/');
+      const app: FakeApp = {
+        handle,
+        scheduler,
+        session,
+        appId,
+        name: script.name ?? appId.replace(/-\w+$/, ''),
+        roles: script.roles ?? [{ name: script.name ?? 'echo', numReplicas: 1 }],
+        states: script.states ?? ['SUBMITTED', 'PENDING', 'RUNNING', 'SUCCEEDED'],
+        step: 0,
+        history: [
+          { from: 'UNSUBMITTED', to: 'SUBMITTED', time: new Date(createdAt).toISOString(), source: 'submit' },
+        ],
+        logs: script.logs ?? {},
+        createdAt,
+        cfg: {},
+        hiddenReads: script.hiddenReads ?? 0,
+        ...(script.reason === undefined ? {} : { reason: script.reason }),
+      };
+      apps.set(handle, app);
+      return app;
+    },
+  };
+
+  const find = (request: RecordedRequest): FakeApp | undefined => {
+    const match = /^\/v1\/apps\/([^/]+)\/([^/]+)/.exec(request.path);
+    if (!match) return undefined;
+    const scheduler = decodeURIComponent(match[1] ?? '');
+    const appId = decodeURIComponent(match[2] ?? '');
+    return [...apps.values()].find((a) => a.scheduler === scheduler && a.appId === appId);
+  };
+
+  const handler = (request: RecordedRequest): StubReply | undefined => {
+    const { method, path, query } = request;
+    if (method === 'GET' && path === '/v1/schedulers') return { body: { schedulers: SCHEDULERS } };
+    if (method === 'GET' && path === '/v1/components') return { body: { components: COMPONENTS } };
+    if (method === 'POST' && (path === '/v1/apps' || path === '/v1/dryrun')) {
+      const body = request.body as {
+        scheduler: string;
+        session?: string;
+        component?: string;
+        app?: { name: string };
+      };
+      if (!SCHEDULERS.some((s) => s.name === body.scheduler)) {
+        return apiError(400, 'UnknownScheduler', `Scheduler backend: ${body.scheduler} does not exist`);
+      }
+      const name = api.nextRun.name ?? body.app?.name ?? (body.component ?? 'app').split('.').pop() ?? 'app';
+      if (path === '/v1/dryrun') {
+        return {
+          body: {
+            scheduler: body.scheduler,
+            app: { name, roles: [], metadata: {} },
+            cfg: {},
+            request: { replicas: [] },
+            text: `would run ${name}`,
+          },
+        };
+      }
+      counter += 1;
+      const handle = `${body.scheduler}://${body.session ?? 'torchx'}/${name}-${counter}`;
+      const app = api.addApp(handle, { ...api.nextRun, name });
+      app.cfg = (request.body as { cfg?: unknown }).cfg ?? {};
+      return {
+        status: 201,
+        body: {
+          handle,
+          scheduler: app.scheduler,
+          session: app.session,
+          appId: app.appId,
+          state: 'SUBMITTED',
+        },
+      };
+    }
+    if (method === 'GET' && path === '/v1/apps') {
+      const states = query.getAll('state');
+      let list = [...apps.values()]
+        .filter((a) => (query.get('scheduler') ? a.scheduler === query.get('scheduler') : true))
+        .filter((a) => (states.length > 0 ? states.includes(currentState(a)) : true))
+        .sort((a, b) => b.createdAt - a.createdAt);
+      const start = Number(query.get('nextToken') ?? '0');
+      const limit = Number(query.get('limit') ?? '50');
+      const page = list.slice(start, start + limit);
+      list = page;
+      const more = start + limit < [...apps.values()].length && page.length === limit;
+      return {
+        body: {
+          apps: page.map((a) => ({
+            handle: a.handle,
+            scheduler: a.scheduler,
+            session: a.session,
+            appId: a.appId,
+            name: a.name,
+            owner: 'tester',
+            state: currentState(a),
+            createdAt: new Date(a.createdAt).toISOString(),
+            updatedAt: new Date(a.createdAt).toISOString(),
+          })),
+          ...(more ? { nextToken: String(start + limit) } : {}),
+        },
+      };
+    }
+    const app = find(request);
+    if (path.startsWith('/v1/apps/') && app === undefined) {
+      return apiError(404, 'UnknownApp', `Unknown app = ${path}`);
+    }
+    if (app === undefined) return undefined;
+    if (method === 'GET' && path.endsWith('/logs')) {
+      const key = `${query.get('role')}/${query.get('replica') ?? '0'}`;
+      const state = currentState(app);
+      const started =
+        state === 'RUNNING' || state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED';
+      let lines = started ? (app.logs[key] ?? []) : [];
+      const regex = query.get('regex');
+      if (regex) lines = lines.filter((l) => new RegExp(regex).test(l));
+      const offset = Number(query.get('nextToken') ?? '0');
+      const limit = Number(query.get('limit') ?? '1000');
+      const page = lines.slice(offset, offset + limit);
+      const end = offset + page.length;
+      const terminal = state === 'SUCCEEDED' || state === 'FAILED' || state === 'CANCELLED';
+      const complete = terminal && end >= lines.length;
+      return {
+        body: { lines: page, ...(complete ? {} : { nextToken: String(end) }), caughtUp: end >= lines.length },
+      };
+    }
+    if (method === 'GET' && app.hiddenReads > 0) {
+      app.hiddenReads -= 1;
+      return apiError(404, 'UnknownApp', `Unknown app = ${app.handle}`);
+    }
+    if (method === 'GET') {
+      const reply = { body: appJson(app) };
+      advance(app);
+      return reply;
+    }
+    if (method === 'POST' && path.endsWith('/cancel')) {
+      const from = currentState(app);
+      if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(from)) {
+        app.states = [...app.states.slice(0, app.step + 1), 'CANCELLED'];
+        advance(app);
+      }
+      return { status: 202, body: { handle: app.handle, state: currentState(app) } };
+    }
+    if (method === 'DELETE') return { status: 202, body: { handle: app.handle, state: currentState(app) } };
+    return undefined;
+  };
+
+  const server: StubServer = await startStubServer(handler);
+  return Object.assign(api, { url: server.url, requests: server.requests, close: server.close });
+}
