@@ -1,12 +1,14 @@
 /**
- * The stack's Lambda bundling, reproduced for the benchmarks: the same esbuild options NodejsFunction uses in
- * cdk/ (ESM, node22, minified, source maps without sources, the createRequire banner, the AWS SDK bundled).
- * Keep this in step with the stack until both import one definition.
+ * The stack's Lambda bundling, reproduced for the benchmarks: the esbuild options NodejsFunction gets in
+ * cdk/constructs/handler-function.ts (ESM, node22, minified, source maps without sources, the createRequire
+ * banner — imported from there —, the AWS SDK bundled). Keep the rest in step with the stack until it
+ * exports its whole bundling definition.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
+import { ESM_REQUIRE_BANNER } from '../cdk/constructs/handler-function.js';
 import { EVENT_FUNCTIONS, ROUTES } from '../functions/routes.js';
 
 /** Repository root. */
@@ -22,9 +24,7 @@ export const LAMBDA_BUNDLE_OPTIONS: BuildOptions = {
   sourcemap: true,
   sourcesContent: false,
   mainFields: ['module', 'main'],
-  banner: {
-    js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);",
-  },
+  banner: { js: ESM_REQUIRE_BANNER },
   logLevel: 'error',
 };
 
