@@ -429,8 +429,12 @@ export class Runner {
    * Applies a transition to a record and publishes the normalized event when it is accepted. The single
    * path for submissions, EventBridge events, local scheduler events, refreshes and the reconciler.
    */
-  async applyTransition(handle: AppHandle, transition: AppStateTransition): Promise<TransitionOutcome> {
-    const outcome = await this.store.transition(handle, transition);
+  async applyTransition(
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome> {
+    const outcome = await this.store.transition(handle, transition, current);
     if (outcome.applied && outcome.previous !== outcome.record.state) {
       const r = outcome.record;
       const event: Parameters<AppStateChangePublisher['publish']>[0] = {
@@ -463,7 +467,7 @@ export class Runner {
   ): Promise<TransitionOutcome | undefined> {
     const record = await this.store.findByNativeName(scheduler, nativeName);
     if (!record) return undefined;
-    return this.applyTransition(record.handle, transition);
+    return this.applyTransition(record.handle, transition, record);
   }
 
   /**

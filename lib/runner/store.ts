@@ -60,8 +60,15 @@ export interface AppRecordStore {
    */
   findByNativeName(scheduler: string, nativeName: string): Promise<AppRecord | undefined>;
 
-  /** Applies a transition if it moves the app forward; a no-op otherwise. */
-  transition(handle: AppHandle, transition: AppStateTransition): Promise<TransitionOutcome>;
+  /**
+   * Applies a transition if it moves the app forward; a no-op otherwise. `current` is a record the caller
+   * just read from this store: implementations may start from it instead of reading again (a hint only).
+   */
+  transition(
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome>;
 
   /** Records that a cancel was requested (epoch ms). */
   markCancelRequested(handle: AppHandle, at: number): Promise<void>;

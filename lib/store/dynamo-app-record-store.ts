@@ -247,6 +247,8 @@ function sleep(ms: number): Promise<void> {
  * ```
  */
 export class DynamoAppRecordStore implements AppRecordStore {
+  /** Raw items behind records this store returned, so a transition can start from a record just read. */
+  private readonly itemsOfRecords = new WeakMap<AppRecord, Item>();
   readonly tableName: string;
   private readonly client: DynamoDBDocumentClient;
   private readonly retentionSeconds: number;
@@ -325,7 +327,10 @@ export class DynamoAppRecordStore implements AppRecordStore {
   /** The record for a handle (strongly consistent), or undefined; records past their TTL count as gone. */
   async get(handle: AppHandle): Promise<AppRecord | undefined> {
     const item = await this.getAppItem(handle);
-    return item ? recordOf(item) : undefined;
+    if (!item) return undefined;
+    const record = recordOf(item);
+    this.itemsOfRecords.set(record, item);
+    return record;
   }
 
   /**
@@ -358,10 +363,17 @@ export class DynamoAppRecordStore implements AppRecordStore {
    * writer got there first, it reads again and decides again. Concurrent transitions of one app are thus
    * applied as if delivered one after the other.
    *
+   * `current`, a record this store just returned (e.g. from `findByNativeName`), saves the first read; if it
+   * is no longer current the versioned write fails and the loop reads again, so it is only a hint.
+   *
    * @throws StoreConflictError when it lost `maxTransitionAttempts` races in a row (nothing was written).
    * @throws ValidationError when the transition's numbers are not finite and non-negative.
    */
-  async transition(handle: AppHandle, transition: AppStateTransition): Promise<TransitionOutcome> {
+  async transition(
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome> {
     const issues: FieldIssue[] = [];
     if (!isAppState(transition.state))
       issues.push({ path: 'transition.state', message: 'must be an AppState' });
@@ -371,15 +383,19 @@ export class DynamoAppRecordStore implements AppRecordStore {
     }
     throwIfIssues('transition', issues);
 
+    const hint =
+      current !== undefined && current.handle === handle ? this.itemsOfRecords.get(current) : undefined;
     for (let attempt = 0; attempt < this.maxTransitionAttempts; attempt++) {
-      const item = await this.getAppItem(handle);
+      const item = attempt === 0 && hint !== undefined ? hint : await this.getAppItem(handle);
       if (!item) return { applied: false, reason: 'missing' };
-      const current = recordOf(item);
-      const decision = decideTransition(current, transition);
-      if (decision !== 'apply') return { applied: false, reason: decision, record: current };
-      const next = storable(applyTransition(current, transition, this.now()));
-      if (await this.writeTransition(item, current, next, transition)) {
-        return { applied: true, previous: current.state, record: next };
+      const record = recordOf(item);
+      const decision = decideTransition(record, transition);
+      // Records only move forward, so an event that does not move a (possibly older) hint forward cannot
+      // move the current record forward either: no fresh read is needed to turn it away.
+      if (decision !== 'apply') return { applied: false, reason: decision, record };
+      const next = storable(applyTransition(record, transition, this.now()));
+      if (await this.writeTransition(item, record, next, transition)) {
+        return { applied: true, previous: record.state, record: next };
       }
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }

@@ -1,0 +1,80 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppStateTransition } from '../../../lib/specs/index.js';
+import { DynamoAppRecordStore } from '../../../lib/store/index.js';
+import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import { newRecord, T0 } from './fixtures.js';
+
+let db: Dynalite;
+let store: DynamoAppRecordStore;
+const calls: string[] = [];
+
+beforeAll(async () => {
+  db = await startDynalite();
+  const client = new DynamoDBClient({
+    endpoint: db.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
+  });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      calls.push(String(context.commandName));
+      return next(args);
+    },
+    { step: 'initialize', name: 'countCalls' },
+  );
+  const documentClient = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  store = new DynamoAppRecordStore({ tableName: db.tableName, documentClient });
+});
+afterAll(() => db.close());
+
+const running = (eventTime: number): AppStateTransition => ({
+  state: 'RUNNING',
+  attempt: 0,
+  eventTime,
+  source: 'event',
+});
+
+describe('DynamoAppRecordStore.transition with a current record', () => {
+  it('starts from a record it just returned, saving one read', async () => {
+    const input = newRecord();
+    await store.create(input);
+    const found = await store.findByNativeName(input.scheduler, input.nativeName);
+    calls.length = 0;
+    const outcome = await store.transition(input.handle, running(T0 + 10), found);
+    expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED' });
+    expect(calls).toEqual(['UpdateItemCommand']);
+  });
+
+  it('reads again when the record it was given is no longer current, and still decides right', async () => {
+    const input = newRecord();
+    await store.create(input);
+    const stale = await store.get(input.handle);
+    await store.transition(input.handle, running(T0 + 10));
+    calls.length = 0;
+    const outcome = await store.transition(
+      input.handle,
+      { state: 'SUCCEEDED', attempt: 1, eventTime: T0 + 20, source: 'event' },
+      stale,
+    );
+    expect(outcome).toMatchObject({ applied: true, previous: 'RUNNING' });
+    expect(calls).toEqual(['UpdateItemCommand', 'GetItemCommand', 'UpdateItemCommand']);
+    expect((await store.get(input.handle))?.history.map((h) => h.to)).toEqual(['RUNNING', 'SUCCEEDED']);
+  });
+
+  it('turns a duplicate away without writing', async () => {
+    const input = newRecord();
+    await store.create(input);
+    await store.transition(input.handle, running(T0 + 10));
+    const current = await store.get(input.handle);
+    calls.length = 0;
+    expect(await store.transition(input.handle, running(T0 + 10), current)).toMatchObject({
+      applied: false,
+      reason: 'duplicate',
+    });
+    expect(calls).toEqual([]);
+  });
+});
