@@ -13,9 +13,13 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
   IdempotencyConflict: 422,
+  BackendConflict: 409,
   BackendAccessDenied: 502,
   BackendError: 503,
+  BackendNotConfigured: 503,
+  BackendQuotaExceeded: 503,
   StoreUnavailable: 503,
+  StoreConflict: 503,
   AppStatus: 409,
   WaitTimeout: 504,
 };
@@ -24,7 +28,13 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 const SERVER_SIDE = new Set([
   'BackendAccessDenied',
   'BackendError',
+  'BackendNotConfigured',
+  'BackendQuotaExceeded',
   'StoreUnavailable',
+  'StoreConflict',
+  'StoreTableNotFound',
+  'RecordTooLarge',
+  'IdempotencyReservation',
   'SchedulerError',
   'WaitTimeout',
 ]);
@@ -102,7 +112,7 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
     };
   }
   const statusCode = statusForCode(known.code);
-  if (statusCode === 503) headers['retry-after'] = '5';
+  if (statusCode === 503 && known.code !== 'BackendNotConfigured') headers['retry-after'] = '5';
   const payload: Record<string, unknown> = { code: known.code, message: known.message, requestId };
   if (known.issues.length > 0) payload.details = known.issues;
   return { statusCode, headers, body: JSON.stringify({ error: payload }) };
