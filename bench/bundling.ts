@@ -1,14 +1,12 @@
 /**
- * The stack's Lambda bundling, reproduced for the benchmarks: the esbuild options NodejsFunction gets in
- * cdk/constructs/handler-function.ts (ESM, node22, minified, source maps without sources, the createRequire
- * banner — imported from there —, the AWS SDK bundled). Keep the rest in step with the stack until it
- * exports its whole bundling definition.
+ * The stack's Lambda bundling for the benchmarks: esbuild options derived from `LAMBDA_BUNDLING`, the one
+ * definition cdk/constructs/handler-function.ts gives NodejsFunction.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../cdk/constructs/handler-function.js';
+import { LAMBDA_BUNDLING } from '../cdk/constructs/handler-function.js';
 import { EVENT_FUNCTIONS, ROUTES } from '../functions/routes.js';
 
 /** Repository root. */
@@ -19,12 +17,13 @@ export const LAMBDA_BUNDLE_OPTIONS: BuildOptions = {
   bundle: true,
   platform: 'node',
   format: 'esm',
-  target: 'node22',
-  minify: true,
-  sourcemap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: { js: ESM_REQUIRE_BANNER },
+  target: LAMBDA_BUNDLING.target,
+  minify: LAMBDA_BUNDLING.minify,
+  sourcemap: LAMBDA_BUNDLING.sourceMap,
+  sourcesContent: LAMBDA_BUNDLING.sourcesContent,
+  mainFields: [...LAMBDA_BUNDLING.mainFields],
+  banner: { js: LAMBDA_BUNDLING.banner },
+  external: [...LAMBDA_BUNDLING.externalModules],
   logLevel: 'error',
 };
 

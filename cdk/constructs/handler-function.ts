@@ -20,6 +20,22 @@ import { Construct } from 'constructs';
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
+/**
+ * The bundling every function gets, in one place: the stack passes it to NodejsFunction and `bench/`
+ * rebuilds the same bundles with esbuild from it. ESM for Node 22, minified, source maps without sources,
+ * and the AWS SDK bundled (`externalModules: []`): the versions package-lock.json pins, not whatever the
+ * runtime ships.
+ */
+export const LAMBDA_BUNDLING = {
+  target: 'node22',
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  mainFields: ['module', 'main'],
+  banner: ESM_REQUIRE_BANNER,
+  externalModules: [] as string[],
+} as const;
+
 /** Props of {@link HandlerFunction}. */
 export interface HandlerFunctionProps {
   /** Handler module, relative to `projectRoot` (e.g. `functions/api/run.ts`). It exports `handler`. */
@@ -93,14 +109,9 @@ export class HandlerFunction extends Construct {
       environment: { ...props.environment },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        mainFields: ['module', 'main'],
-        banner: ESM_REQUIRE_BANNER,
-        // Bundle the AWS SDK too: the versions package-lock.json pins, not whatever the runtime ships.
-        externalModules: [],
+        ...LAMBDA_BUNDLING,
+        mainFields: [...LAMBDA_BUNDLING.mainFields],
+        externalModules: [...LAMBDA_BUNDLING.externalModules],
         forceDockerBundling: false,
         // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates, so
         // that synth stays offline even with no user npmrc.
