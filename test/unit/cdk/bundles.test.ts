@@ -1,6 +1,6 @@
 /**
  * Builds the real Lambda bundles once (local esbuild, as `cdk synth` does) and checks each one is an ES
- * module that exports `handler`. Reports each bundle's size (console and bench/results/bundles.json); sizes
+ * module that exports `handler`. Reports each bundle's size (console, and bench/results/bundles.json, which git ignores: the committed figures are in bench/results/latest.json); sizes
  * are measurements, never asserted.
  */
 import { execFileSync } from 'node:child_process';
