@@ -20,6 +20,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   BackendQuotaExceeded: 503,
   StoreUnavailable: 503,
   StoreConflict: 503,
+  SubmissionOutcomeUnknown: 503,
   AppStatus: 409,
   WaitTimeout: 504,
 };
@@ -32,6 +33,7 @@ const SERVER_SIDE = new Set([
   'BackendQuotaExceeded',
   'StoreUnavailable',
   'StoreConflict',
+  'SubmissionOutcomeUnknown',
   'StoreTableNotFound',
   'RecordTooLarge',
   'IdempotencyReservation',

@@ -35,3 +35,23 @@ export class WaitTimeoutError extends TxsError {
     super(`${handle} is still ${lastState} after ${Math.round(timeoutMs / 1000)} s`);
   }
 }
+
+/**
+ * The submission of an app may or may not have reached the scheduler (a timeout, a dropped connection, a
+ * server error). Its record stays UNSUBMITTED until the reconciler asks the scheduler; a retry with the same
+ * Idempotency-Key returns this handle instead of submitting again.
+ */
+export class SubmissionOutcomeUnknownError extends TxsError {
+  readonly code = 'SubmissionOutcomeUnknown';
+  constructor(
+    readonly handle: string,
+    cause: unknown,
+  ) {
+    super(
+      `The submission of ${handle} may not have reached the scheduler (${cause instanceof Error ? cause.message : String(cause)}). ` +
+        'Its record stays UNSUBMITTED until the reconciler settles it; check it with GET on the app, or retry ' +
+        'with the same Idempotency-Key to get this handle back without submitting twice',
+      { cause },
+    );
+  }
+}

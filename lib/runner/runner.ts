@@ -38,7 +38,12 @@ import {
   UnknownAppError,
   ValidationError,
 } from '../specs/index.js';
-import { IdempotencyConflictError, IdempotencyInProgressError, WaitTimeoutError } from './errors.js';
+import {
+  IdempotencyConflictError,
+  IdempotencyInProgressError,
+  SubmissionOutcomeUnknownError,
+  WaitTimeoutError,
+} from './errors.js';
 import { type AppStateChangePublisher, NO_PUBLISHER } from './events.js';
 import type { AppRecordStore, ListAppsPage, ListAppsQuery, TransitionOutcome } from './store.js';
 
@@ -312,7 +317,7 @@ export class Runner {
       // A timeout, a dropped connection or a 5xx may hide a submission the backend accepted: the record stays
       // UNSUBMITTED (non-terminal), so the reconciler finds the job by describe, or marks the record FAILED
       // once the submit grace period has passed without the scheduler knowing it.
-      if (mayHaveReachedBackend(error)) throw error;
+      if (mayHaveReachedBackend(error)) throw new SubmissionOutcomeUnknownError(handle, error);
       await this.applyTransition(handle, {
         state: 'FAILED',
         eventTime: this.now(),
@@ -357,7 +362,12 @@ export class Runner {
       await this.store.completeIdempotencyKey(ctx.owner, key, result.handle);
       return result;
     } catch (error) {
-      await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
+      if (error instanceof SubmissionOutcomeUnknownError) {
+        // The job may exist: bind the key to its record so a retry cannot submit it a second time.
+        await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
+      } else {
+        await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
+      }
       throw error;
     }
   }

@@ -225,10 +225,10 @@ describe('Runner', () => {
       ).rejects.toThrow(IdempotencyConflictError);
     });
 
-    it('lets a retry proceed after a failed submission released the key', async () => {
-      h.fake.failNextSchedule = new Error('throttled');
+    it('lets a retry proceed after a rejected submission released the key', async () => {
+      h.fake.failNextSchedule = new ValidationError('queue q does not exist');
       const ctx = { owner: OWNER, idempotencyKey: 'k-3' };
-      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).rejects.toThrow('throttled');
+      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).rejects.toThrow('queue q does not exist');
       const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
       expect(retry.created).toBe(true);
     });
@@ -430,5 +430,24 @@ describe('userNameOf', () => {
     expect(userNameOf('arn:aws:iam::1:user/alice')).toBe('alice');
     expect(userNameOf('arn:aws:sts::1:assumed-role/Dev/bob-session')).toBe('bob-session');
     expect(userNameOf('carol')).toBe('carol');
+  });
+});
+
+describe('Runner with an ambiguous submission', () => {
+  it('keeps the record, binds the Idempotency-Key to it, and a retry returns the handle without submitting again', async () => {
+    const h = await harness();
+    const { BackendError } = await import('../../../lib/schedulers/index.js');
+    const { SubmissionOutcomeUnknownError } = await import('../../../lib/runner/index.js');
+    h.fake.failNextSchedule = new BackendError('batch:SubmitJob timed out', true);
+    const ctx = { owner: OWNER, idempotencyKey: 'k-ambiguous' };
+    const error = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SubmissionOutcomeUnknownError);
+    expect((error as Error).message).toContain('batch:SubmitJob timed out');
+    const handle = (error as InstanceType<typeof SubmissionOutcomeUnknownError>).handle;
+    expect((await h.runner.get(handle)).state).toBe('UNSUBMITTED');
+
+    const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
+    expect(retry).toMatchObject({ handle, created: false });
+    expect(h.fake.calls.filter((c) => c === 'schedule')).toHaveLength(1);
   });
 });
