@@ -228,7 +228,9 @@ describe('Runner', () => {
     it('lets a retry proceed after a rejected submission released the key', async () => {
       h.fake.failNextSchedule = new ValidationError('queue q does not exist');
       const ctx = { owner: OWNER, idempotencyKey: 'k-3' };
-      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).rejects.toThrow('queue q does not exist');
+      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).rejects.toThrow(
+        'queue q does not exist',
+      );
       const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
       expect(retry.created).toBe(true);
     });
