@@ -300,24 +300,9 @@ export class DynamoAppRecordStore implements AppRecordStore {
     this.validateNewRecord(record);
     const item = this.appItem(record, 1);
     for (let attempt = 0; attempt < 3; attempt++) {
-      try {
-        await this.call('PutItem', () =>
-          this.client.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: item,
-              ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
-              ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
-              ExpressionAttributeValues: { ':nowSeconds': this.nowSeconds() },
-            }),
-          ),
-        );
-        return { record, created: true };
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-        const existing = await this.get(record.handle);
-        if (existing) return { record: existing, created: false };
-      }
+      if (await this.putIfAbsent(item, this.nowSeconds())) return { record, created: true };
+      const existing = await this.get(record.handle);
+      if (existing) return { record: existing, created: false };
     }
     throw new StoreConflictError(
       `Could not create the record of ${record.handle}: it kept changing; try again`,
@@ -588,22 +573,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
       [A.expiresAt]: nowSeconds + this.idempotencyTtlSeconds,
     };
     for (let attempt = 0; attempt < 5; attempt++) {
-      try {
-        await this.call('PutItem', () =>
-          this.client.send(
-            new PutCommand({
-              TableName: this.tableName,
-              Item: item,
-              ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
-              ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
-              ExpressionAttributeValues: { ':nowSeconds': nowSeconds },
-            }),
-          ),
-        );
-        return { reserved: true };
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
+      if (await this.putIfAbsent(item, nowSeconds)) return { reserved: true };
       const existing = await this.getIdempotencyItem(owner, key);
       const expiresAt = existing?.[A.expiresAt];
       if (existing && !(typeof expiresAt === 'number' && expiresAt <= nowSeconds)) {
@@ -767,6 +737,32 @@ export class DynamoAppRecordStore implements AppRecordStore {
   }
 
   /** The app item for a handle (consistent read), or undefined when absent or past its TTL. */
+  /**
+   * Puts `item` unless an unexpired item with its key exists (create-once for records and idempotency
+   * reservations; an item past its TTL that DynamoDB has not deleted yet counts as absent).
+   *
+   * @returns false when the condition failed (the item exists).
+   */
+  private async putIfAbsent(item: Item, nowSeconds: number): Promise<boolean> {
+    try {
+      await this.call('PutItem', () =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: item,
+            ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
+            ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
+            ExpressionAttributeValues: { ':nowSeconds': nowSeconds },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
   private async getAppItem(handle: AppHandle): Promise<Item | undefined> {
     const output = await this.call('GetItem', () =>
       this.client.send(
