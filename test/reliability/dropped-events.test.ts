@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionsEnvironment, startFunctionsEnvironment } from './helpers/environment.js';
 import { invoke } from './helpers/lambda.js';
+import { BATCH_RUN, SAGEMAKER_RUN } from './helpers/requests.js';
 
 let env: FunctionsEnvironment;
 beforeAll(async () => {
@@ -12,22 +13,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const BATCH = {
-  scheduler: 'aws_batch',
-  component: 'utils.echo',
-  args: ['--msg', 'hi'],
-  cfg: { queue: 'ml-gpu-queue' },
-};
-const SAGEMAKER = {
-  scheduler: 'aws_sagemaker',
-  component: 'utils.echo',
-  args: ['--msg', 'hi', '--image', '123456789012.dkr.ecr.us-east-1.amazonaws.com/torchx:0.8'],
-  cfg: {
-    role: 'arn:aws:iam::123456789012:role/SageMakerExecution',
-    output_path: 's3://ml-bucket/out/',
-    instance_type: 'ml.g5.xlarge',
-  },
-};
+const BATCH = BATCH_RUN;
+const SAGEMAKER = SAGEMAKER_RUN;
 
 describe('dropped events', () => {
   it('one reconciler pass brings 40 apps to their schedulers’ states', async () => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionsEnvironment, startFunctionsEnvironment } from '../reliability/helpers/environment.js';
 import { seededRandom } from '../reliability/helpers/fake-aws.js';
 import { type ApiReply, invoke } from '../reliability/helpers/lambda.js';
+import { BATCH_RUN, SAGEMAKER_RUN } from '../reliability/helpers/requests.js';
 
 let env: FunctionsEnvironment;
 beforeAll(async () => {
@@ -16,22 +17,8 @@ beforeAll(async () => {
 });
 afterAll(() => env.close());
 
-const BATCH = {
-  scheduler: 'aws_batch',
-  component: 'utils.echo',
-  args: ['--msg', 'hi'],
-  cfg: { queue: 'ml-gpu-queue' },
-};
-const SAGEMAKER = {
-  scheduler: 'aws_sagemaker',
-  component: 'utils.echo',
-  args: ['--msg', 'hi', '--image', '123456789012.dkr.ecr.us-east-1.amazonaws.com/torchx:0.8'],
-  cfg: {
-    role: 'arn:aws:iam::123456789012:role/SageMakerExecution',
-    output_path: 's3://ml-bucket/out/',
-    instance_type: 'ml.g5.xlarge',
-  },
-};
+const BATCH = BATCH_RUN;
+const SAGEMAKER = SAGEMAKER_RUN;
 
 describe('30% injected throttling, 5xx and timeouts on Batch, SageMaker and DynamoDB', () => {
   it('loses no record, leaves no job the reconciler cannot find, and answers every failure clearly', async () => {
