@@ -35,11 +35,21 @@ export const MAX_METADATA_DEPTH = 8;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-const name = z.string().check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_NAME_LENGTH));
-const text = z.string().check(z.maxLength(MAX_STRING_LENGTH));
+// Names end up in job names, tags and log streams: no control characters. Every string must be well-formed
+// Unicode (JSON escapes can carry lone surrogates, which AWS would reject only after the record is written).
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const wellFormed = z.refine<string>((v) => v.isWellFormed(), 'contains invalid Unicode (a lone surrogate)');
+const name = z.string().check(
+  z.minLength(1, 'must not be empty'),
+  z.maxLength(MAX_NAME_LENGTH),
+  wellFormed,
+  z.refine((v) => !CONTROL_CHARACTERS.test(v), 'must not contain control characters (tabs, newlines, …)'),
+);
+const text = z.string().check(z.maxLength(MAX_STRING_LENGTH), wellFormed);
 const safeKey = z.string().check(
   z.minLength(1, 'keys must not be empty'),
   z.maxLength(MAX_NAME_LENGTH),
+  wellFormed,
   z.refine((k) => !FORBIDDEN_KEYS.has(k), 'this key name is not allowed'),
 );
 const stringMap = z.record(safeKey, text);
@@ -194,10 +204,21 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], base: string)
         message: `must be ${issue.expected === 'int' ? 'an integer' : `a ${issue.expected}`}, got ${describeReceived(issue.input)}`,
       });
     } else if (issue.code === 'invalid_union' && path.endsWith('.resource')) {
-      out.push({
-        path,
-        message: 'must be a named resource such as "aws_g5.xlarge" or an object {cpu, gpu, memMB}',
-      });
+      const objectBranch = issue.errors[1];
+      if (
+        issue.input !== null &&
+        typeof issue.input === 'object' &&
+        !Array.isArray(issue.input) &&
+        objectBranch
+      ) {
+        // An object was given: report what is wrong inside it (e.g. resource.memMB), not the union.
+        out.push(...toFieldIssues(objectBranch, path));
+      } else {
+        out.push({
+          path,
+          message: 'must be a named resource such as "aws_g5.xlarge" or an object {cpu, gpu, memMB}',
+        });
+      }
     } else if (
       issue.code === 'invalid_union' &&
       'note' in issue &&

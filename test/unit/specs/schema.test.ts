@@ -189,3 +189,35 @@ describe('parseCfg', () => {
     expect(parseCfg(cfg)).toEqual(cfg);
   });
 });
+
+describe('parseAppDef string hygiene and precise resource errors', () => {
+  it('names the field inside a resource object', () => {
+    expect(
+      issuesOf(() =>
+        parseAppDef({ name: 'x', roles: [{ ...minimalRole, resource: { cpu: 1, gpu: 0, memMB: '1G' } }] }),
+      ),
+    ).toEqual([{ path: 'app.roles.0.resource.memMB', message: 'must be a number, got string "1G"' }]);
+    expect(
+      issuesOf(() => parseAppDef({ name: 'x', roles: [{ ...minimalRole, resource: { cpu: 1, gpu: 0 } }] })),
+    ).toEqual([{ path: 'app.roles.0.resource.memMB', message: 'is required (expected number)' }]);
+  });
+
+  it('rejects control characters in names and lone surrogates anywhere', () => {
+    expect(issuesOf(() => parseAppDef({ name: 'a\nb', roles: [minimalRole] }))).toEqual([
+      { path: 'app.name', message: 'must not contain control characters (tabs, newlines, …)' },
+    ]);
+    const lone = JSON.parse(
+      '{"name":"x","roles":[{"name":"r","image":"i","entrypoint":"e","args":["\\ud800"]}]}',
+    );
+    expect(issuesOf(() => parseAppDef(lone))).toEqual([
+      { path: 'app.roles.0.args.0', message: 'contains invalid Unicode (a lone surrogate)' },
+    ]);
+  });
+
+  it('keeps newlines in args (multi-line python -c programs)', () => {
+    expect(
+      parseAppDef({ name: 'x', roles: [{ ...minimalRole, args: ['-c', 'print(1)\nprint(2)'] }] }).roles[0]
+        ?.args[1],
+    ).toBe('print(1)\nprint(2)');
+  });
+});
