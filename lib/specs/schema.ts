@@ -37,7 +37,7 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 // Names end up in job names, tags and log streams: no control characters. Every string must be well-formed
 // Unicode (JSON escapes can carry lone surrogates, which AWS would reject only after the record is written).
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/;
+const CONTROL_CHARACTERS = /\p{Cc}/u;
 const wellFormed = z.refine<string>((v) => v.isWellFormed(), 'contains invalid Unicode (a lone surrogate)');
 const name = z.string().check(
   z.minLength(1, 'must not be empty'),
