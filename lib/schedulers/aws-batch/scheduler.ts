@@ -22,7 +22,7 @@ import {
   type SubmitJobCommandInput,
   TerminateJobCommand,
 } from '@aws-sdk/client-batch';
-import { CloudWatchLogsClient, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   type AppDef,
   AppDryRunInfo,
@@ -43,6 +43,7 @@ import {
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
+import { type CloudWatchLogCursor, readLogStreams, toLogPage } from '../cloudwatch-logs.js';
 import { InvalidLogTokenError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import {
   DEFAULT_LOG_PAGE_SIZE,
@@ -51,17 +52,10 @@ import {
   type LogPage,
   type LogPageRequest,
   MAX_LOG_PAGE_SIZE,
-  splitLines,
 } from '../logs.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName } from './options.js';
-import {
-  isAccessDenied,
-  isClientException,
-  type SdkCall,
-  sdkErrorName,
-  toSchedulerError,
-} from './sdk-errors.js';
+import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
 import {
   batchConsoleUrl,
   batchStateOf,
@@ -234,7 +228,10 @@ function replicaStatusOf(
   return status;
 }
 
-/** The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token. */
+/**
+ * The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token
+ * (the fields of the shared {@link CloudWatchLogCursor}, under the names earlier tokens used).
+ */
 interface LogCursor {
   v: 1;
   /** Parent job id. */
@@ -259,6 +256,14 @@ function isLogCursor(value: unknown): value is LogCursor {
     (c.stream === undefined || typeof c.stream === 'string') &&
     (c.cw === undefined || typeof c.cw === 'string')
   );
+}
+
+/** The page token's position: `position` at the shared reader's cursor. */
+function positionAt(position: LogCursor, at: CloudWatchLogCursor): LogCursor {
+  const cursor: LogCursor = { ...position };
+  if (at.stream !== undefined) cursor.stream = at.stream;
+  if (at.token !== undefined) cursor.cw = at.token;
+  return cursor;
 }
 
 /** The log streams of a node job, oldest first: one per finished attempt, then the running attempt's. */
@@ -520,7 +525,6 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
 
     const streams = streamsOf(node);
     if (cursor?.stream !== undefined && !streams.includes(cursor.stream)) throw new InvalidLogTokenError();
-    const stream = cursor?.stream ?? streams[streams.length - 1];
     const position: LogCursor = {
       v: 1,
       job: parent.jobId ?? '',
@@ -528,22 +532,20 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
       replica,
       node: nodeIndex,
     };
-    const settled = this.isSettled(node ?? parent);
-    if (stream === undefined) {
-      return settled
-        ? { lines: [], caughtUp: true }
-        : { lines: [], nextToken: encodeLogToken(position), caughtUp: true };
-    }
-    const logGroup = group.range.container?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP;
-    const { lines, forwardToken } = await this.readStream(logGroup, stream, cursor?.cw, limit, request);
-    const caughtUp = forwardToken === undefined || forwardToken === cursor?.cw;
-    const next: LogCursor = { ...position, stream };
-    if (forwardToken !== undefined) next.cw = forwardToken;
-    if (!caughtUp) return { lines, nextToken: encodeLogToken(next), caughtUp: false };
-    const newer = streams[streams.indexOf(stream) + 1];
-    if (newer !== undefined)
-      return { lines, nextToken: encodeLogToken({ ...position, stream: newer }), caughtUp: false };
-    return settled ? { lines, caughtUp: true } : { lines, nextToken: encodeLogToken(next), caughtUp: true };
+    const page = await readLogStreams({
+      client: this.logs,
+      logGroup: group.range.container?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP,
+      // A first read starts at the latest attempt's stream (the node's current log, as TorchX reads it); a
+      // token goes on from its stream through the newer attempts' streams.
+      streams: cursor?.stream === undefined ? streams.slice(-1) : streams,
+      cursor: { stream: cursor?.stream, token: cursor?.cw },
+      limit,
+      since: request.since,
+      until: request.until,
+      finished: this.isSettled(node ?? parent),
+      call: (action, send) => this.call(action, send, 'logs'),
+    });
+    return toLogPage(page, (at) => encodeLogToken(positionAt(position, at)));
   }
 
   private decodeCursor(request: LogPageRequest, replica: number): LogCursor {
@@ -575,43 +577,16 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     return stoppedAt === undefined || this.now() - stoppedAt >= LOG_SETTLE_MS;
   }
 
-  private async readStream(
-    logGroupName: string,
-    logStreamName: string,
-    nextToken: string | undefined,
-    limit: number,
-    request: LogPageRequest,
-  ): Promise<{ lines: string[]; forwardToken: string | undefined }> {
-    try {
-      const response = await this.logs.send(
-        new GetLogEventsCommand({
-          logGroupName,
-          logStreamName,
-          startFromHead: true,
-          limit,
-          ...(nextToken === undefined ? {} : { nextToken }),
-          ...(request.since === undefined ? {} : { startTime: request.since.getTime() }),
-          ...(request.until === undefined ? {} : { endTime: request.until.getTime() }),
-        }),
-      );
-      const lines = (response.events ?? []).flatMap((event) => splitLines(event.message ?? ''));
-      return { lines, forwardToken: response.nextForwardToken };
-    } catch (error) {
-      // The stream appears when the container starts writing; until then there is nothing to read.
-      if (sdkErrorName(error) === 'ResourceNotFoundException') return { lines: [], forwardToken: nextToken };
-      if (sdkErrorName(error) === 'InvalidParameterException' && nextToken !== undefined) {
-        throw new InvalidLogTokenError();
-      }
-      throw toSchedulerError(error, { service: 'logs', action: 'GetLogEvents' });
-    }
-  }
-
-  /** Runs a Batch call, mapping SDK errors to scheduler errors. */
-  private async call<T>(action: string, run: () => Promise<T>): Promise<T> {
+  /** Runs a Batch (or CloudWatch Logs) call, mapping SDK errors to scheduler errors. */
+  private async call<T>(
+    action: string,
+    run: () => Promise<T>,
+    service: SdkCall['service'] = 'batch',
+  ): Promise<T> {
     try {
       return await run();
     } catch (error) {
-      throw toSchedulerError(error, { service: 'batch', action } satisfies SdkCall);
+      throw toSchedulerError(error, { service, action } satisfies SdkCall);
     }
   }
 

@@ -8,10 +8,9 @@
 import {
   type CloudWatchLogsClient,
   DescribeLogStreamsCommand,
-  GetLogEventsCommand,
-  type GetLogEventsCommandInput,
   type LogStream,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { readLogStreams, toLogPage } from '../cloudwatch-logs.js';
 import { InvalidLogTokenError } from '../errors.js';
 import {
   DEFAULT_LOG_PAGE_SIZE,
@@ -19,17 +18,15 @@ import {
   encodeLogToken,
   type LogPage,
   type LogPageRequest,
-  MAX_LOG_PAGE_SIZE,
-  splitLines,
 } from '../logs.js';
 
 /** The log group SageMaker training jobs write to. */
 export const SAGEMAKER_LOG_GROUP = '/aws/sagemaker/TrainingJobs';
 
-/** Most CloudWatch calls one page may make (empty pages happen before a stream's end). */
-export const MAX_LOG_CALLS_PER_PAGE = 10;
-
-/** Position in the log, carried in the opaque page token. */
+/**
+ * Position in the log, carried in the opaque page token: the shared reader's cursor (`s` = stream, `t` =
+ * CloudWatch forward token) bound to the query.
+ */
 interface LogCursor {
   v: 1;
   /** The query the cursor belongs to. */
@@ -75,13 +72,16 @@ function queryKey(input: SageMakerLogPageInput): string {
   ]);
 }
 
-function decodeCursor(token: string | undefined, key: string): LogCursor {
+function decodeCursor(token: string | undefined, key: string, streamPrefix: string): LogCursor {
   if (token === undefined) return { v: 1, q: key };
   const decoded = decodeLogToken(token);
   if (decoded === null || typeof decoded !== 'object') throw new InvalidLogTokenError();
   const cursor = decoded as Partial<LogCursor>;
   if (cursor.v !== 1 || cursor.q !== key) throw new InvalidLogTokenError();
-  if (cursor.s !== undefined && typeof cursor.s !== 'string') throw new InvalidLogTokenError();
+  // The stream must be one of this host's: a token cannot lead to another job's log.
+  if (cursor.s !== undefined && (typeof cursor.s !== 'string' || !cursor.s.startsWith(streamPrefix))) {
+    throw new InvalidLogTokenError();
+  }
   if (cursor.t !== undefined && typeof cursor.t !== 'string') throw new InvalidLogTokenError();
   const result: LogCursor = { v: 1, q: key };
   if (cursor.s !== undefined) result.s = cursor.s;
@@ -116,62 +116,33 @@ async function listStreams(input: SageMakerLogPageInput): Promise<string[]> {
     .map((s) => s.logStreamName ?? '');
 }
 
-function linesOf(message: string | undefined): string[] {
-  if (message === undefined || message === '') return [''];
-  return splitLines(message);
-}
-
 /**
  * Reads one page: continues from `request.nextToken`, reads forward (oldest first) until `limit` lines or
- * the end of what is written so far, moving on to a host's later streams. `caughtUp` says everything
- * available was read; `nextToken` is absent only when the job is finished and everything was read.
+ * the end of what is written so far, moving on to a host's later streams (the shared
+ * {@link readLogStreams}). `caughtUp` says everything available was read; `nextToken` is absent only when
+ * the job is finished and everything was read.
  *
- * @throws InvalidLogTokenError for a token from another query.
+ * @throws InvalidLogTokenError for a token from another query, or one CloudWatch no longer accepts.
  */
 export async function readSageMakerLogPage(input: SageMakerLogPageInput): Promise<LogPage> {
   const { request } = input;
   const key = queryKey(input);
-  let cursor = decodeCursor(request.nextToken, key);
-  const limit = Math.min(Math.max(Math.trunc(request.limit ?? DEFAULT_LOG_PAGE_SIZE), 1), MAX_LOG_PAGE_SIZE);
-  const lines: string[] = [];
-  let streams: string[] | undefined;
-  const token = () => encodeLogToken(cursor);
-  const caughtUp = (): LogPage =>
-    input.finished ? { lines, caughtUp: true } : { lines, caughtUp: true, nextToken: token() };
-
-  for (let calls = 0; calls < MAX_LOG_CALLS_PER_PAGE; calls++) {
-    if (cursor.s === undefined) {
-      streams ??= await listStreams(input);
-      const first = streams[0];
-      if (first === undefined) return caughtUp();
-      cursor = { v: 1, q: key, s: first };
-    }
-    const params: GetLogEventsCommandInput = {
-      logGroupName: SAGEMAKER_LOG_GROUP,
-      logStreamName: cursor.s,
-      startFromHead: true,
-      limit: limit - lines.length,
-    };
-    if (cursor.t !== undefined) params.nextToken = cursor.t;
-    if (request.since !== undefined) params.startTime = request.since.getTime();
-    if (request.until !== undefined) params.endTime = request.until.getTime();
-    const page = await input.call('logs:GetLogEvents', () =>
-      input.logsClient.send(new GetLogEventsCommand(params)),
-    );
-    for (const event of page?.events ?? []) lines.push(...linesOf(event.message));
-    const next = page?.nextForwardToken;
-    if (next !== undefined && next !== cursor.t) {
-      cursor = { ...cursor, t: next };
-      if (lines.length > 0) return { lines, caughtUp: false, nextToken: token() };
-      continue;
-    }
-    // End of this stream (the token came back unchanged): go on with the host's next stream, if any.
-    streams ??= await listStreams(input);
-    const index = streams.indexOf(cursor.s ?? '');
-    const following = index >= 0 ? streams[index + 1] : undefined;
-    if (following === undefined) return caughtUp();
-    cursor = { v: 1, q: key, s: following };
-    if (lines.length >= limit) return { lines, caughtUp: false, nextToken: token() };
-  }
-  return { lines, caughtUp: false, nextToken: token() };
+  const cursor = decodeCursor(request.nextToken, key, logStreamPrefix(input.jobName, input.replica));
+  const page = await readLogStreams({
+    client: input.logsClient,
+    logGroup: SAGEMAKER_LOG_GROUP,
+    streams: () => listStreams(input),
+    cursor: { stream: cursor.s, token: cursor.t },
+    limit: request.limit ?? DEFAULT_LOG_PAGE_SIZE,
+    since: request.since,
+    until: request.until,
+    finished: input.finished,
+    call: (action, send) => input.call(`logs:${action}`, send),
+  });
+  return toLogPage(page, ({ stream, token }) => {
+    const next: LogCursor = { v: 1, q: key };
+    if (stream !== undefined) next.s = stream;
+    if (token !== undefined) next.t = token;
+    return encodeLogToken(next);
+  });
 }

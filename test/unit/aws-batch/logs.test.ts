@@ -62,7 +62,7 @@ describe('AwsBatchScheduler logs', () => {
       until: new Date(1_735_734_000_000),
       limit: 10,
     });
-    expect(logs).toHaveReceivedCommandExactlyOnceWith(GetLogEventsCommand, {
+    expect(logs).toHaveReceivedNthCommandWith(GetLogEventsCommand, 1, {
       logGroupName: '/aws/batch/job',
       logStreamName: 'train-t4rcs9x6sv1m/default/task0',
       startFromHead: true,
@@ -150,7 +150,8 @@ describe('AwsBatchScheduler logs', () => {
       .resolves({ events: [], nextForwardToken: 'a/1' });
     mocked.logs
       .on(GetLogEventsCommand, { logStreamName: attempt2 })
-      .resolves({ events: events('second try'), nextForwardToken: 'b/1' });
+      .resolvesOnce({ events: events('second try'), nextForwardToken: 'b/1' })
+      .resolves({ events: [], nextForwardToken: 'b/1' });
 
     const lines: string[] = [];
     let token: string | undefined;
@@ -248,7 +249,7 @@ describe('AwsBatchScheduler logs', () => {
     const { scheduler, logs } = setup();
     logs
       .on(GetLogEventsCommand)
-      .resolvesOnce({ events: [], nextForwardToken: 'f/1' })
+      .resolvesOnce({ events: events('a'), nextForwardToken: 'f/1' })
       .rejects(
         new InvalidParameterException({ message: 'The specified nextToken is invalid.', $metadata: {} }),
       );

@@ -5,6 +5,7 @@ import {
   type DescribeLogStreamsCommandInput,
   GetLogEventsCommand,
   type GetLogEventsCommandInput,
+  InvalidParameterException,
   ResourceNotFoundException,
   ThrottlingException,
 } from '@aws-sdk/client-cloudwatch-logs';
@@ -15,6 +16,8 @@ import 'aws-sdk-client-mock-vitest/extend';
 import type { AwsSageMakerScheduler } from '../../../lib/schedulers/aws-sagemaker/index.js';
 import {
   BackendAccessDeniedError,
+  decodeLogToken,
+  encodeLogToken,
   InvalidLogTokenError,
   type LogPage,
   UnknownReplicaError,
@@ -231,6 +234,34 @@ describe('AwsSageMakerScheduler logs', () => {
     await expect(
       scheduler.readLogs(JOB, { role: 'trainer', replica: 1, nextToken: page.nextToken! }),
     ).rejects.toThrow(InvalidLogTokenError);
+  });
+
+  it("rejects a token whose stream is not this host's, before reading it", async () => {
+    sageMaker.on(DescribeTrainingJobCommand).resolves(describedJob());
+    fakeCloudWatch({ [`${JOB}/algo-1-1735740100`]: events('l', 3), 'other-job/algo-1-1735740100': [] });
+    const page = await scheduler.readLogs(JOB, { role: 'trainer', limit: 1 });
+    const forged = encodeLogToken({
+      ...(decodeLogToken(page.nextToken!) as object),
+      s: 'other-job/algo-1-1735740100',
+    });
+    await expect(scheduler.readLogs(JOB, { role: 'trainer', nextToken: forged })).rejects.toThrow(
+      InvalidLogTokenError,
+    );
+    expect(logs).toHaveReceivedCommandTimes(GetLogEventsCommand, 1);
+  });
+
+  it('reports a CloudWatch token that has expired as an invalid token', async () => {
+    sageMaker.on(DescribeTrainingJobCommand).resolves(describedJob());
+    fakeCloudWatch({ [`${JOB}/algo-1-1735740100`]: events('l', 3) });
+    const page = await scheduler.readLogs(JOB, { role: 'trainer', limit: 1 });
+    logs
+      .on(GetLogEventsCommand)
+      .rejects(
+        new InvalidParameterException({ message: 'The specified nextToken is invalid.', $metadata: {} }),
+      );
+    await expect(scheduler.readLogs(JOB, { role: 'trainer', nextToken: page.nextToken! })).rejects.toThrow(
+      InvalidLogTokenError,
+    );
   });
 
   it('retries throttled reads and names logs:GetLogEvents when access is denied', async () => {
