@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +25,7 @@ import { closeRunner, configureLocalMode } from '../../functions/shared/containe
 import { ENV } from '../../functions/shared/env-names.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { createTableInput } from '../store/index.js';
+import { lambdaContext, proxyEvent } from './lambda-events.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -73,24 +73,6 @@ function compile(route: RouteDefinition): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}/?$`), params };
 }
 
-function lambdaContext(name: string): Context {
-  const awsRequestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: `txs-local-${name}`,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:txs-local-${name}`,
-    memoryLimitInMB: '512',
-    awsRequestId,
-    logGroupName: `/aws/lambda/txs-local-${name}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
-}
-
 function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolveBody, reject) => {
     const chunks: Buffer[] = [];
@@ -112,70 +94,31 @@ function toEvent(
   body: Buffer | undefined,
   defaultUser: string,
 ): APIGatewayProxyEvent {
-  const headers: Record<string, string> = {};
-  const multiValueHeaders: Record<string, string[]> = {};
+  const headers: Record<string, string[]> = {};
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     const name = req.rawHeaders[i] as string;
-    const value = req.rawHeaders[i + 1] as string;
-    headers[name] = value;
-    multiValueHeaders[name] = [...(multiValueHeaders[name] ?? []), value];
+    headers[name] = [...(headers[name] ?? []), req.rawHeaders[i + 1] as string];
   }
-  const queryStringParameters: Record<string, string> = {};
-  const multiValueQueryStringParameters: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) {
-    queryStringParameters[key] = value;
-    multiValueQueryStringParameters[key] = [...(multiValueQueryStringParameters[key] ?? []), value];
-  }
+  const query: Record<string, string[]> = {};
+  for (const [key, value] of url.searchParams) query[key] = [...(query[key] ?? []), value];
   const pathParameters: Record<string, string> = {};
   route.params.forEach((name, i) => {
     pathParameters[name] = match[i + 1] as string;
   });
-  const user = (req.headers['x-txs-user'] as string | undefined) || defaultUser;
   const isText = body === undefined || /json|text/.test(req.headers['content-type'] ?? 'application/json');
-  const requestId = randomUUID();
-  return {
+  return proxyEvent({
+    method: req.method ?? 'GET',
     resource: route.route.path,
     path: url.pathname,
-    httpMethod: req.method ?? 'GET',
     headers,
-    multiValueHeaders,
-    queryStringParameters: url.searchParams.size > 0 ? queryStringParameters : null,
-    multiValueQueryStringParameters: url.searchParams.size > 0 ? multiValueQueryStringParameters : null,
+    query,
     pathParameters: route.params.length > 0 ? pathParameters : null,
-    stageVariables: null,
     body: body === undefined ? null : isText ? body.toString('utf8') : body.toString('base64'),
     isBase64Encoded: !isText,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      authorizer: null,
-      protocol: 'HTTP/1.1',
-      httpMethod: req.method ?? 'GET',
-      path: url.pathname,
-      stage: 'local',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: 'local',
-      resourcePath: route.route.path,
-      identity: {
-        accessKey: null,
-        accountId: null,
-        apiKey: null,
-        apiKeyId: null,
-        caller: user,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-        user,
-        userAgent: req.headers['user-agent'] ?? null,
-        userArn: user,
-      },
-    },
-  };
+    user: (req.headers['x-txs-user'] as string | undefined) || defaultUser,
+    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+    userAgent: req.headers['user-agent'] ?? null,
+  });
 }
 
 function sendJson(
@@ -311,7 +254,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       const body = await readBody(req, 2 * 1024 * 1024);
       const event = toEvent(req, url, chosen.r, chosen.match, body, defaultUser);
       const handler = await handlerFor(chosen.r.route);
-      const result = await handler(event, lambdaContext(chosen.r.route.name));
+      const result = await handler(event, lambdaContext(`txs-local-${chosen.r.route.name}`));
       log(`${req.method} ${url.pathname}${url.search} -> ${result.statusCode}`);
       res.writeHead(result.statusCode, (result.headers ?? {}) as Record<string, string>);
       res.end(result.body);

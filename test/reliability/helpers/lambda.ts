@@ -2,8 +2,8 @@
  * API Gateway proxy events and Lambda contexts for invoking the deployed handlers in-process, as API Gateway
  * (REST, IAM auth) and the Lambda runtime would. Shared by the reliability tests and the benchmarks.
  */
-import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { lambdaContext as localLambdaContext, proxyEvent } from '../../../lib/local/lambda-events.js';
 
 /** What a test says about a request. */
 export interface ApiCall {
@@ -25,86 +25,39 @@ export type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Pr
 
 /** A Lambda context for `functionName`. */
 export function lambdaContext(functionName = 'txs-test'): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => 30_000,
-    done: () => {},
-    fail: () => {},
-    succeed: () => {},
-  };
+  return localLambdaContext(functionName);
 }
 
 /** The REST proxy event API Gateway would send for `call`. */
 export function apiEvent(call: ApiCall): APIGatewayProxyEvent {
-  const user = call.user ?? 'arn:aws:iam::000000000000:user/alice';
-  const headers: Record<string, string> = { ...(call.headers ?? {}) };
+  const headers: Record<string, string[]> = Object.fromEntries(
+    Object.entries(call.headers ?? {}).map(([k, v]) => [k, [v]]),
+  );
   let body: string | null = null;
   if (call.raw !== undefined) body = call.raw;
   else if (call.body !== undefined) body = JSON.stringify(call.body);
   if (body !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
-    headers['Content-Type'] = 'application/json';
+    headers['Content-Type'] = ['application/json'];
   }
-  const single: Record<string, string> = {};
-  const multi: Record<string, string[]> = {};
-  for (const [key, value] of Object.entries(call.query ?? {})) {
-    const values = Array.isArray(value) ? value : [value];
-    multi[key] = values;
-    single[key] = values[values.length - 1] as string;
-  }
+  const query = Object.fromEntries(
+    Object.entries(call.query ?? {}).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]),
+  );
   const path = call.resource.replace(/\{(\w+)\}/g, (_, name: string) =>
     encodeURIComponent(call.pathParameters?.[name] ?? ''),
   );
-  const hasQuery = Object.keys(single).length > 0;
-  return {
+  return proxyEvent({
+    method: call.method,
     resource: call.resource,
     path,
-    httpMethod: call.method,
     headers,
-    multiValueHeaders: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, [v]])),
-    queryStringParameters: hasQuery ? single : null,
-    multiValueQueryStringParameters: hasQuery ? multi : null,
+    query,
     pathParameters: call.pathParameters ?? null,
-    stageVariables: null,
     body,
     isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'test',
-      authorizer: null,
-      protocol: 'HTTP/1.1',
-      httpMethod: call.method,
-      path,
-      stage: 'v1',
-      requestId: randomUUID(),
-      requestTimeEpoch: Date.now(),
-      resourceId: 'test',
-      resourcePath: call.resource,
-      identity: {
-        accessKey: null,
-        accountId: '000000000000',
-        apiKey: null,
-        apiKeyId: null,
-        caller: user,
-        clientCert: null,
-        cognitoAuthenticationProvider: null,
-        cognitoAuthenticationType: null,
-        cognitoIdentityId: null,
-        cognitoIdentityPoolId: null,
-        principalOrgId: null,
-        sourceIp: '127.0.0.1',
-        user,
-        userAgent: 'txs-test',
-        userArn: user,
-      },
-    },
-  };
+    user: call.user ?? 'arn:aws:iam::000000000000:user/alice',
+    sourceIp: '127.0.0.1',
+    userAgent: 'txs-test',
+  });
 }
 
 /** A handler's reply with the body parsed. */
