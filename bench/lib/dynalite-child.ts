@@ -1,10 +1,9 @@
 /** dynalite in a child process, so the functions under test and the database do not share one thread. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { createTableInput } from '../../lib/store/table.js';
-import type { Dynalite } from '../../test/helpers/dynalite.js';
+import { type Dynalite, dynaliteClients } from '../../test/helpers/dynalite.js';
 import { ROOT } from '../bundling.js';
 
 /** Starts dynalite in a child process with the app record table. */
@@ -19,14 +18,7 @@ export async function startDynaliteProcess(): Promise<Dynalite> {
     );
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'bench', secretAccessKey: 'bench' },
-  });
-  const documentClient = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const { client, documentClient } = dynaliteClients(endpoint);
   let counter = 0;
   const createTable = async (name?: string) => {
     counter += 1;

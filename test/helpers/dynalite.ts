@@ -42,6 +42,22 @@ async function createAppTable(client: DynamoDBClient, tableName: string): Promis
   throw new Error(`dynalite table ${tableName} did not become ACTIVE`);
 }
 
+/** A low-level and a document client for a dynalite endpoint (dummy credentials; undefined values removed). */
+export function dynaliteClients(endpoint: string): {
+  client: DynamoDBClient;
+  documentClient: DynamoDBDocumentClient;
+} {
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  const documentClient = DynamoDBDocumentClient.from(client, {
+    marshallOptions: { removeUndefinedValues: true },
+  });
+  return { client, documentClient };
+}
+
 /** Starts dynalite on 127.0.0.1 (a free port, in memory) and creates the app record table. */
 export async function startDynalite(options: { tableName?: string } = {}): Promise<Dynalite> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
@@ -51,14 +67,7 @@ export async function startDynalite(options: { tableName?: string } = {}): Promi
   });
   const { port } = server.address() as AddressInfo;
   const endpoint = `http://127.0.0.1:${port}`;
-  const client = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-  });
-  const documentClient = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  const { client, documentClient } = dynaliteClients(endpoint);
   const createTable = async (name?: string): Promise<string> => {
     tableCounter += 1;
     const tableName = name ?? `txs-apps-${process.pid}-${tableCounter}`;
