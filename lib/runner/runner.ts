@@ -431,7 +431,7 @@ export class Runner {
     if (desc.msg && desc.msg !== '<NONE>') transition.reason = desc.msg;
     if (desc.numRestarts >= 0) transition.numRestarts = desc.numRestarts;
     if (desc.uiUrl !== undefined) transition.uiUrl = desc.uiUrl;
-    const outcome = await this.applyTransition(handle, transition);
+    const outcome = await this.applyTransition(handle, transition, record);
     return outcome.record ?? record;
   }
 
