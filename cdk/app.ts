@@ -1,6 +1,6 @@
 /**
  * The CDK app: `npx cdk synth` / `npx cdk deploy`. Reads the stage and the stack's props from context (see
- * cdk/config.ts and docs/readme/cdk.md) and checks the app with cdk-nag's AwsSolutions rules unless
+ * cdk/config.ts and docs/deploy.md) and checks the app with cdk-nag's AwsSolutions rules unless
  * `CDK_NAG=0`.
  *
  * @module

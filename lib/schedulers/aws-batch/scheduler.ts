@@ -1,7 +1,7 @@
 /**
  * The `aws_batch` scheduler: runs an AppDef as one AWS Batch multi-node parallel job (one node group per
  * role), and answers describe, list, cancel, delete and logs for it. Port of TorchX's `AWSBatchScheduler`;
- * see `docs/readme/aws-batch.md` for the differences.
+ * see `docs/schedulers/aws-batch.md` for the differences.
  *
  * @module
  */

@@ -154,7 +154,7 @@ export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
 }
 
 /**
- * Runs AppDefs as Amazon SageMaker training jobs. See docs/readme/aws-sagemaker.md for the mapping.
+ * Runs AppDefs as Amazon SageMaker training jobs. See docs/schedulers/aws-sagemaker.md for the mapping.
  *
  * @example
  * ```ts

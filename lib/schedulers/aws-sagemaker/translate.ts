@@ -61,7 +61,7 @@ export const APP_NAME_TAG = 'torchx.pytorch.org/app-name';
 /** Tag holding the `user` option. */
 export const USER_TAG = 'torchx.pytorch.org/user';
 
-/** API limits (botocore service model `sagemaker/2017-07-24`, see docs/readme/aws-sagemaker.md). */
+/** API limits (botocore service model `sagemaker/2017-07-24`, see docs/schedulers/aws-sagemaker.md). */
 export const SAGEMAKER_LIMITS = {
   maxRuntimeSeconds: 28 * 24 * 3600,
   keepAliveSeconds: 21_600,

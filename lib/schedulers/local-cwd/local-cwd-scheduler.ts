@@ -145,7 +145,7 @@ function isLogToken(value: unknown): value is LogToken {
 }
 
 /**
- * Runs apps as local processes (TorchX `local_cwd`). See `docs/readme/local-cwd.md`.
+ * Runs apps as local processes (TorchX `local_cwd`). See `docs/schedulers/local-cwd.md`.
  *
  * @example
  * ```ts
