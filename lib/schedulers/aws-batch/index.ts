@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from './describe-mapping.js';
 export * from './options.js';
 export * from './scheduler.js';
 export * from './sdk-errors.js';

@@ -15,7 +15,6 @@ import {
   type JobDetail,
   ListJobsCommand,
   type ListJobsCommandOutput,
-  type NodeRangeProperty,
   RegisterJobDefinitionCommand,
   type RegisterJobDefinitionCommandInput,
   SubmitJobCommand,
@@ -26,24 +25,19 @@ import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   type AppDef,
   AppDryRunInfo,
-  type AppState,
   type Cfg,
   type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
-  MISSING,
   makeAppHandle,
   makeDescribeAppResponse,
-  makeRole,
   NONE,
-  type ReplicaStatus,
-  type Role,
   type RoleStatus,
   type RunOpts,
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
-import { type CloudWatchLogCursor, readLogStreams, toLogPage } from '../cloudwatch-logs.js';
+import { readLogStreams, toLogPage } from '../cloudwatch-logs.js';
 import { InvalidLogTokenError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import {
   DEFAULT_LOG_PAGE_SIZE,
@@ -54,6 +48,17 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import {
+  type BatchAppId,
+  type NodeGroup,
+  nodeGroupsOf,
+  nodeIndexOf,
+  parseBatchAppId,
+  replicaStatusOf,
+  rolesOf,
+  sameQueue,
+} from './describe-mapping.js';
+import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
 import {
@@ -69,9 +74,6 @@ import {
   defaultUniqueNamer,
   isSharedDefinition,
   MAX_UNIQUE_SUFFIX_LENGTH,
-  nodeRangeOf,
-  ROLE_NAME_ENV,
-  resourceFromRequirements,
   TORCHX_APP_NAME_TAG,
   TORCHX_VERSION_TAG,
   translateApp,
@@ -123,159 +125,6 @@ export function defaultBatchClient(): BatchClient {
 export function defaultLogsClient(): CloudWatchLogsClient {
   sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'adaptive' });
   return sharedLogsClient;
-}
-
-/** An app id split into its queue and job name. */
-export interface BatchAppId {
-  /** Queue name or ARN, as given at submission. */
-  queue: string;
-  jobName: string;
-}
-
-/**
- * Splits `queue:jobName` at the last `:` (a queue ARN contains colons, a job name cannot); undefined when the
- * id has no `:` or an empty part.
- *
- * @example
- * ```ts
- * parseBatchAppId('arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-x1');
- * // { queue: 'arn:aws:batch:us-east-1:123456789012:job-queue/gpu', jobName: 'train-x1' }
- * ```
- */
-export function parseBatchAppId(appId: string): BatchAppId | undefined {
-  const idx = appId.lastIndexOf(':');
-  if (idx <= 0 || idx === appId.length - 1) return undefined;
-  return { queue: appId.slice(0, idx), jobName: appId.slice(idx + 1) };
-}
-
-/** True when `jobQueue` (an ARN, as Batch reports it) is the queue the app id names (a name or an ARN). */
-function sameQueue(jobQueue: string | undefined, queue: string): boolean {
-  return jobQueue === queue || (jobQueue ?? '').endsWith(`/${queue}`);
-}
-
-function envOf(container: NodeRangeProperty['container']): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const pair of container?.environment ?? []) {
-    if (pair.name !== undefined) env[pair.name] = pair.value ?? '';
-  }
-  return env;
-}
-
-/** One node group of a described job, with its node range. */
-interface NodeGroup {
-  role: string;
-  start: number;
-  numReplicas: number;
-  range: NodeRangeProperty;
-}
-
-function nodeGroupsOf(job: JobDetail): NodeGroup[] {
-  const numNodes = job.nodeProperties?.numNodes ?? 0;
-  return (job.nodeProperties?.nodeRangeProperties ?? []).map((range) => {
-    const { start, end } = nodeRangeOf(range.targetNodes ?? '', numNodes);
-    return {
-      role: envOf(range.container)[ROLE_NAME_ENV] ?? 'node',
-      start,
-      numReplicas: end - start + 1,
-      range,
-    };
-  });
-}
-
-/** Roles rebuilt from a described job (TorchX `describe`): name, replicas, image, command, env, resource. */
-function rolesOf(job: JobDetail): Role[] {
-  return nodeGroupsOf(job).map(({ role, numReplicas, range }) => {
-    const container = range.container ?? {};
-    const command = container.command ?? [];
-    return makeRole({
-      name: role,
-      image: container.image ?? '',
-      entrypoint: command[0] ?? MISSING,
-      args: command.slice(1),
-      env: envOf(container),
-      numReplicas,
-      resource: resourceFromRequirements(container.resourceRequirements ?? []),
-    });
-  });
-}
-
-function nodeIndexOf(node: JobDetail): number | undefined {
-  if (node.nodeDetails?.nodeIndex !== undefined) return node.nodeDetails.nodeIndex;
-  const jobId = node.jobId ?? '';
-  const hash = jobId.lastIndexOf('#');
-  return hash < 0 ? undefined : Number.parseInt(jobId.slice(hash + 1), 10);
-}
-
-function replicaStatusOf(
-  role: string,
-  id: number,
-  node: JobDetail | undefined,
-  parentState: AppState,
-): ReplicaStatus {
-  if (node === undefined) return { id, role, state: parentState, hostname: '', structuredErrorMsg: NONE };
-  let state = batchStateOf(node);
-  if (state === 'FAILED' && parentState === 'CANCELLED') state = 'CANCELLED';
-  const status: ReplicaStatus = {
-    id,
-    role,
-    state,
-    hostname: node.container?.networkInterfaces?.[0]?.privateIpv4Address ?? '',
-    structuredErrorMsg: NONE,
-  };
-  if (node.container?.exitCode !== undefined) status.exitCode = node.container.exitCode;
-  const reason = [node.statusReason, node.container?.reason].filter((r) => r).join('; ');
-  if (reason !== '') status.reason = reason;
-  return status;
-}
-
-/**
- * The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token
- * (the fields of the shared {@link CloudWatchLogCursor}, under the names earlier tokens used).
- */
-interface LogCursor {
-  v: 1;
-  /** Parent job id. */
-  job: string;
-  role: string;
-  replica: number;
-  /** Global node index of the replica. */
-  node: number;
-  stream?: string;
-  cw?: string;
-}
-
-function isLogCursor(value: unknown): value is LogCursor {
-  if (value === null || typeof value !== 'object') return false;
-  const c = value as Record<string, unknown>;
-  return (
-    c.v === 1 &&
-    typeof c.job === 'string' &&
-    typeof c.role === 'string' &&
-    typeof c.replica === 'number' &&
-    typeof c.node === 'number' &&
-    (c.stream === undefined || typeof c.stream === 'string') &&
-    (c.cw === undefined || typeof c.cw === 'string')
-  );
-}
-
-/** The page token's position: `position` at the shared reader's cursor. */
-function positionAt(position: LogCursor, at: CloudWatchLogCursor): LogCursor {
-  const cursor: LogCursor = { ...position };
-  if (at.stream !== undefined) cursor.stream = at.stream;
-  if (at.token !== undefined) cursor.cw = at.token;
-  return cursor;
-}
-
-/** The log streams of a node job, oldest first: one per finished attempt, then the running attempt's. */
-function streamsOf(node: JobDetail | undefined): string[] {
-  const streams: string[] = [];
-  for (const attempt of node?.attempts ?? []) {
-    const name = attempt.container?.logStreamName;
-    if (name && !streams.includes(name)) streams.push(name);
-  }
-  const current = node?.container?.logStreamName;
-  if (current && !streams.includes(current)) streams.push(current);
-  return streams;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

@@ -1,0 +1,120 @@
+/**
+ * Mapping of described AWS Batch jobs to TorchX's describe vocabulary: app ids (`queue:jobName`), node groups,
+ * roles and per-replica statuses. Pure: no SDK calls.
+ *
+ * @module
+ */
+import type { JobDetail, NodeRangeProperty } from '@aws-sdk/client-batch';
+import { type AppState, MISSING, makeRole, NONE, type ReplicaStatus, type Role } from '../../specs/index.js';
+import { batchStateOf } from './state.js';
+import { nodeRangeOf, ROLE_NAME_ENV, resourceFromRequirements } from './translate.js';
+
+/** An app id split into its queue and job name. */
+export interface BatchAppId {
+  /** Queue name or ARN, as given at submission. */
+  queue: string;
+  jobName: string;
+}
+
+/**
+ * Splits `queue:jobName` at the last `:` (a queue ARN contains colons, a job name cannot); undefined when the
+ * id has no `:` or an empty part.
+ *
+ * @example
+ * ```ts
+ * parseBatchAppId('arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-x1');
+ * // { queue: 'arn:aws:batch:us-east-1:123456789012:job-queue/gpu', jobName: 'train-x1' }
+ * ```
+ */
+export function parseBatchAppId(appId: string): BatchAppId | undefined {
+  const idx = appId.lastIndexOf(':');
+  if (idx <= 0 || idx === appId.length - 1) return undefined;
+  return { queue: appId.slice(0, idx), jobName: appId.slice(idx + 1) };
+}
+
+/** True when `jobQueue` (an ARN, as Batch reports it) is the queue the app id names (a name or an ARN). */
+export function sameQueue(jobQueue: string | undefined, queue: string): boolean {
+  return jobQueue === queue || (jobQueue ?? '').endsWith(`/${queue}`);
+}
+
+/** The environment of a node range's container as a map. */
+export function envOf(container: NodeRangeProperty['container']): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const pair of container?.environment ?? []) {
+    if (pair.name !== undefined) env[pair.name] = pair.value ?? '';
+  }
+  return env;
+}
+
+/** One node group of a described job, with its node range. */
+export interface NodeGroup {
+  role: string;
+  start: number;
+  numReplicas: number;
+  range: NodeRangeProperty;
+}
+
+/** The node groups (one per role) of a described multi-node job, in node order. */
+export function nodeGroupsOf(job: JobDetail): NodeGroup[] {
+  const numNodes = job.nodeProperties?.numNodes ?? 0;
+  return (job.nodeProperties?.nodeRangeProperties ?? []).map((range) => {
+    const { start, end } = nodeRangeOf(range.targetNodes ?? '', numNodes);
+    return {
+      role: envOf(range.container)[ROLE_NAME_ENV] ?? 'node',
+      start,
+      numReplicas: end - start + 1,
+      range,
+    };
+  });
+}
+
+/** Roles rebuilt from a described job (TorchX `describe`): name, replicas, image, command, env, resource. */
+export function rolesOf(job: JobDetail): Role[] {
+  return nodeGroupsOf(job).map(({ role, numReplicas, range }) => {
+    const container = range.container ?? {};
+    const command = container.command ?? [];
+    return makeRole({
+      name: role,
+      image: container.image ?? '',
+      entrypoint: command[0] ?? MISSING,
+      args: command.slice(1),
+      env: envOf(container),
+      numReplicas,
+      resource: resourceFromRequirements(container.resourceRequirements ?? []),
+    });
+  });
+}
+
+/** The node index of a node job (`<parent>#<index>`), from its details or its id. */
+export function nodeIndexOf(node: JobDetail): number | undefined {
+  if (node.nodeDetails?.nodeIndex !== undefined) return node.nodeDetails.nodeIndex;
+  const jobId = node.jobId ?? '';
+  const hash = jobId.lastIndexOf('#');
+  return hash < 0 ? undefined : Number.parseInt(jobId.slice(hash + 1), 10);
+}
+
+/**
+ * A replica's status from its node job: state (FAILED nodes of a CANCELLED job are CANCELLED), host, exit
+ * code and the Batch and container reasons; the parent's state when the node job is not known yet.
+ */
+export function replicaStatusOf(
+  role: string,
+  id: number,
+  node: JobDetail | undefined,
+  parentState: AppState,
+): ReplicaStatus {
+  if (node === undefined) return { id, role, state: parentState, hostname: '', structuredErrorMsg: NONE };
+  let state = batchStateOf(node);
+  if (state === 'FAILED' && parentState === 'CANCELLED') state = 'CANCELLED';
+  const status: ReplicaStatus = {
+    id,
+    role,
+    state,
+    hostname: node.container?.networkInterfaces?.[0]?.privateIpv4Address ?? '',
+    structuredErrorMsg: NONE,
+  };
+  if (node.container?.exitCode !== undefined) status.exitCode = node.container.exitCode;
+  const reason = [node.statusReason, node.container?.reason].filter((r) => r).join('; ');
+  if (reason !== '') status.reason = reason;
+  return status;
+}
