@@ -59,6 +59,10 @@ class TxsError(Exception):
         self.request_id = request_id
 
 
+class TxsRequestError(TxsError, ValueError):
+    """The API refused the request as wrong (4xx): the message says what to fix, ``details`` where."""
+
+
 class TxsConnectionError(TxsError, ConnectionError):
     """The API could not be reached (nothing listening, DNS, TLS, timeout)."""
 
@@ -254,7 +258,8 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
     try:
         payload = json.loads(raw)
         error = payload["error"]
-        return TxsError(
+        kind = TxsRequestError if status in (400, 413, 415, 422) else TxsError
+        return kind(
             str(error["message"]),
             status=status,
             code=str(error.get("code", "")),
@@ -262,11 +267,14 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
             request_id=error.get("requestId"),
         )
     except (ValueError, KeyError, TypeError):
-        pass
-    if status == 403:
+        payload = None
+    gateway = payload.get("message") if isinstance(payload, dict) else None  # API Gateway's own answers
+    if status in (401, 403):
         message = (
-            f"access to {endpoint} was denied (HTTP 403): the caller's AWS identity may not invoke this API"
-            " (execute-api:Invoke), or the request was not signed"
+            f"access to {endpoint} was denied (HTTP {status}"
+            + (f": {str(gateway)[:200]}" if gateway else "")
+            + "): the caller's AWS identity may not invoke this API (execute-api:Invoke), the request was"
+            " not signed, or the local server's access token was not accepted"
         )
     else:
         message = (

@@ -213,8 +213,14 @@ class TxsScheduler(Scheduler):
     # ── errors ─────────────────────────────────────────────────────────────
 
     def _raise(self, error: TxsError, cfg: Optional[Mapping[str, Any]] = None) -> None:
-        if error.code == "InvalidRunConfig":
-            path = next((d.get("path", "") for d in error.details if isinstance(d, Mapping)), "")
+        cfg_paths = [
+            str(d.get("path", ""))
+            for d in error.details
+            if isinstance(d, Mapping) and (str(d.get("path", "")).startswith("cfg.") or d.get("path") == "cfg")
+        ]
+        if error.code == "InvalidRunConfig" or cfg_paths:
+            # TorchX users know invalid run options as InvalidRunConfigException naming the option.
+            path = cfg_paths[0] if cfg_paths else ""
             exc = specs.InvalidRunConfigException.__new__(specs.InvalidRunConfigException)
             Exception.__init__(exc, error.message)
             exc.cfg_key = str(path).removeprefix("cfg.")  # type: ignore[attr-defined]
