@@ -21,7 +21,9 @@ rm -rf "$build/build" "$build"/*.egg-info
 export TXS_PLUGIN_SITE="$site"
 export PYTHONPATH="$site:$TXS_VENDOR_DIR/torchx:$TXS_VENDOR_DIR/docstring_parser"
 export PYTHONDONTWRITEBYTECODE=1
-"$PY" -m pytest -p no:cacheprovider python/tests "$@"
+targets=(python/tests)
+for arg in "$@"; do [[ "$arg" != -* ]] && targets=(); done
+"$PY" -m pytest -p no:cacheprovider "${targets[@]}" "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
   echo "pytest collected no tests: failing" >&2
