@@ -167,3 +167,23 @@ def test_an_unreachable_local_server_says_to_start_it() -> None:
         port = s.getsockname()[1]
     with pytest.raises(TxsConnectionError, match="npm start"):
         TxsClient(f"http://127.0.0.1:{port}").request("GET", "/v1/schedulers")
+
+
+def test_redirects_are_not_followed_so_the_token_stays_here(recorder, tmp_path: Path, monkeypatch) -> None:
+    rec, url = recorder
+    token = tmp_path / "t.token"
+    token.write_text("s3cret")
+    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", str(token))
+    rec.replies.append((302, {"location": url + "/elsewhere"}, b""))
+    with pytest.raises(TxsError, match="HTTP 302"):
+        TxsClient(url).request("GET", "/v1/schedulers")
+    assert [r[1] for r in rec.requests] == ["/v1/schedulers"]
+
+
+def test_loopback_requests_bypass_proxies(recorder, monkeypatch) -> None:
+    rec, url = recorder
+    monkeypatch.setenv("http_proxy", "http://127.0.0.1:9")  # nothing listens on the discard port
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.delenv("no_proxy", raising=False)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    assert TxsClient(url).request("GET", "/v1/schedulers") == {"ok": True}

@@ -97,6 +97,11 @@ def test_local_cwd_dryrun_sends_cwd_and_env_only_when_the_server_declares_them(r
     assert cfg["cwd"] == "/given"
     assert cfg["env"]["TXS_PLUGIN_MARKER"] == "42"
     assert sched._service_cfg({"env": {"A": "b"}})["env"] == {"A": "b"}
+    # never to a remote endpoint: the environment may hold credentials
+    remote = TxsScheduler("txs_local_cwd", "torchx", "local_cwd", endpoint="https://txs.example.com")
+    monkeypatch.setitem(txs_scheduler._RUNOPTS_CACHE, ("https://txs.example.com", "local_cwd"),
+                        txs_scheduler._RUNOPTS_CACHE[(endpoint, "local_cwd")])
+    assert "env" not in remote._service_cfg({"cwd": "/given"})
 
 
 def test_describe_carries_roles_replicas_msg_and_ui_url(runner: Runner) -> None:

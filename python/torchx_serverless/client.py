@@ -104,6 +104,13 @@ def validate_endpoint(endpoint: str, source: str) -> str:
     return endpoint.rstrip("/")
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """The API never redirects: a 3xx is an error, and credentials are never replayed to another host."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
 class TxsClient:
     """A client of one torchx-serverless endpoint.
 
@@ -127,6 +134,10 @@ class TxsClient:
         self.timeout = timeout
         self._credentials: Any = None
         self._region: Optional[str] = None
+        handlers: list = [_NoRedirect()]
+        if is_loopback(self.endpoint):
+            handlers.append(urllib.request.ProxyHandler({}))  # the local server is never behind a proxy
+        self._opener = urllib.request.build_opener(*handlers)
 
     # ── request building ───────────────────────────────────────────────────
 
@@ -214,7 +225,7 @@ class TxsClient:
                 url, data=data, method=method, headers=self._headers(method, url, data, headers)
             )
             try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                with self._opener.open(request, timeout=self.timeout) as response:
                     raw = response.read()
                     return json.loads(raw) if raw else {}
             except urllib.error.HTTPError as error:

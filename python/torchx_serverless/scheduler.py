@@ -24,7 +24,14 @@ from torchx.schedulers.api import DescribeAppResponse, ListAppResponse, Schedule
 from torchx.specs import AppDef, AppDryRunInfo, AppState, runopts
 
 from torchx_serverless.appdef import app_from_json, app_state, app_to_json, roles_statuses_from_json
-from torchx_serverless.client import DEFAULT_ENDPOINT, TxsClient, TxsConnectionError, TxsError, validate_endpoint
+from torchx_serverless.client import (
+    DEFAULT_ENDPOINT,
+    TxsClient,
+    TxsConnectionError,
+    TxsError,
+    is_loopback,
+    validate_endpoint,
+)
 
 logger: logging.Logger = logging.getLogger(__name__)
 
@@ -200,7 +207,8 @@ class TxsScheduler(Scheduler):
             # TorchX's local_cwd does, where the server accepts them.
             if "cwd" not in out and self._declares("cwd", cfg):
                 out["cwd"] = os.getcwd()
-            if "env" not in out and self._declares("env", cfg):
+            # The environment (it may hold credentials) goes only to a server on this machine.
+            if "env" not in out and is_loopback(self.endpoint(cfg)) and self._declares("env", cfg):
                 out["env"] = dict(os.environ)
         return out
 
