@@ -22,7 +22,7 @@ export TXS_PLUGIN_SITE="$site"
 export PYTHONPATH="$site:$TXS_VENDOR_DIR/torchx:$TXS_VENDOR_DIR/docstring_parser"
 export PYTHONDONTWRITEBYTECODE=1
 targets=(python/tests)
-for arg in "$@"; do [[ "$arg" != -* ]] && targets=(); done
+for arg in "$@"; do [[ -e "${arg%%::*}" ]] && targets=(); done  # test paths given: run only those
 "$PY" -m pytest -p no:cacheprovider "${targets[@]}" "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
