@@ -120,3 +120,15 @@ def test_the_endpoint_comes_from_torchxconfig(torchx: Torchx, workdir: Path) -> 
     torchx.extra_env = {"TXS_ENDPOINT": ""}
     out = torchx("run", "--dryrun", "-s", "aws_batch", "utils.echo").stdout
     assert '"jobQueue": "from-config"' in out
+
+
+def test_dryrun_aws_sagemaker_takes_the_instance_type_from_torchx_named_resource(torchx: Torchx) -> None:
+    out = torchx(
+        "run", "--dryrun", "-s", "aws_sagemaker",
+        "-cfg", "role=arn:aws:iam::123456789012:role/sm-exec,output_path=s3://bucket/out",
+        "dist.ddp", "-j", "2x4", "-h", "aws_g5.12xlarge", "--script", "train.py",
+    ).stdout
+    request = json.loads(out.split("=== SCHEDULER REQUEST ===", 1)[1])
+    config = request["createTrainingJob"]["ResourceConfig"]
+    assert (config["InstanceType"], config["InstanceCount"]) == ("ml.g5.12xlarge", 2)
+    assert request["createTrainingJob"]["RoleArn"] == "arn:aws:iam::123456789012:role/sm-exec"
