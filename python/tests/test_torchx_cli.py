@@ -132,3 +132,27 @@ def test_dryrun_aws_sagemaker_takes_the_instance_type_from_torchx_named_resource
     config = request["createTrainingJob"]["ResourceConfig"]
     assert (config["InstanceType"], config["InstanceCount"]) == ("ml.g5.12xlarge", 2)
     assert request["createTrainingJob"]["RoleArn"] == "arn:aws:iam::123456789012:role/sm-exec"
+
+
+def test_status_and_list_find_the_endpoint_in_torchxconfig_too(torchx: Torchx, workdir: Path) -> None:
+    handle = handle_in(torchx("run", "-s", "txs_local_cwd", "--wait", "utils.echo").stdout)
+    (workdir / ".torchxconfig").write_text(f"[txs_local_cwd]\nendpoint = {torchx.server.url}\n")
+    torchx.extra_env = {"TXS_ENDPOINT": ""}
+    assert re.search(r"State:\s*SUCCEEDED", torchx("status", handle).stdout)
+    assert handle in torchx("list", "-s", "txs_local_cwd").stdout
+
+
+def test_the_endpoint_run_option_wins_over_txs_endpoint(torchx: Torchx) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}"
+    torchx.extra_env = {"TXS_ENDPOINT": dead}
+    run = torchx("run", "-s", "txs_local_cwd", "-cfg", f"endpoint={torchx.server.url}", "--wait", "utils.echo")
+    assert handle_in(run.stdout).startswith("txs_local_cwd://torchx/echo-")
+    # without the option, the (dead) TXS_ENDPOINT is used and the error says how to fix it
+    failed = torchx("run", "-s", "txs_local_cwd", "utils.echo", check=False)
+    assert failed.returncode != 0
+    assert f"cannot reach the torchx-serverless API at {dead}" in failed.stderr
+    assert "npm start" in failed.stderr

@@ -122,6 +122,9 @@ class TxsScheduler(Scheduler):
         self.service_scheduler = service_scheduler
         self._endpoint_arg = endpoint
         self._clients: Dict[str, TxsClient] = {}
+        # Apps this instance submitted with an `endpoint` run option: later calls (TorchX's --wait,
+        # status, logs) carry no run options but must reach the same API.
+        self._app_endpoints: Dict[str, str] = {}
 
     # ── endpoint and client ────────────────────────────────────────────────
 
@@ -146,6 +149,10 @@ class TxsScheduler(Scheduler):
         if url not in self._clients:
             self._clients[url] = TxsClient(url)
         return self._clients[url]
+
+    def _app_cfg(self, app_id: str) -> Optional[Dict[str, Any]]:
+        endpoint = self._app_endpoints.get(app_id)
+        return {ENDPOINT_OPT: endpoint} if endpoint else None
 
     def _app_path(self, app_id: str, suffix: str = "") -> str:
         return (
@@ -270,13 +277,15 @@ class TxsScheduler(Scheduler):
         response = self._call(
             "POST", "/v1/apps", cfg, body=request.body, headers={"Idempotency-Key": request.idempotency_key}
         )
-        return str(response["appId"])
+        app_id = str(response["appId"])
+        self._app_endpoints[app_id] = request.endpoint
+        return app_id
 
     # ── describe / list ────────────────────────────────────────────────────
 
     def describe(self, app_id: str) -> Optional[DescribeAppResponse]:
         try:
-            record = self._call("GET", self._app_path(app_id))
+            record = self._call("GET", self._app_path(app_id), self._app_cfg(app_id))
         except TxsError as error:
             if error.code == "UnknownApp":
                 return None
@@ -320,7 +329,7 @@ class TxsScheduler(Scheduler):
     # ── cancel / delete ────────────────────────────────────────────────────
 
     def _cancel_existing(self, app_id: str) -> None:
-        self._call("POST", self._app_path(app_id, "/cancel"))
+        self._call("POST", self._app_path(app_id, "/cancel"), self._app_cfg(app_id))
 
     def delete(self, app_id: str) -> None:
         """Deletes the app from the scheduler's data plane (Batch: its job definition), cancelling it if live."""
@@ -328,7 +337,7 @@ class TxsScheduler(Scheduler):
             self._delete_existing(app_id)
 
     def _delete_existing(self, app_id: str) -> None:
-        self._call("DELETE", self._app_path(app_id))
+        self._call("DELETE", self._app_path(app_id), self._app_cfg(app_id))
 
     # ── logs ───────────────────────────────────────────────────────────────
 
@@ -358,7 +367,7 @@ class TxsScheduler(Scheduler):
             "limit": 1000,
         }
         # Fail before the first line (as TorchX's schedulers do) when the app, role or replica is unknown.
-        first = self._call("GET", self._app_path(app_id, "/logs"), query=query)
+        first = self._call("GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query=query)
         return self._log_lines(app_id, query, first, pattern, should_tail)
 
     def _log_lines(
@@ -380,7 +389,9 @@ class TxsScheduler(Scheduler):
                 if not should_tail:
                     return
                 time.sleep(TAIL_POLL_SECONDS)
-            page = self._call("GET", self._app_path(app_id, "/logs"), query={**query, "nextToken": token})
+            page = self._call(
+                "GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query={**query, "nextToken": token}
+            )
 
 
 def _iso(value: Optional[datetime]) -> Optional[str]:
