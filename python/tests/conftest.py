@@ -32,17 +32,26 @@ def pythonpath(torchx_dir: Path) -> str:
 
 
 class LocalServer:
-    def __init__(self, url: str, process: subprocess.Popen, data_dir: str) -> None:
+    def __init__(self, url: str, process: subprocess.Popen, data_dir: str, token_file: str) -> None:
         self.url = url
         self.process = process
         self.data_dir = data_dir
+        # Where the server writes its access token (once it has one) and clients read it.
+        self.token_file = token_file
 
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[LocalServer]:
     """`npm start` on 127.0.0.1 with a free port (PORT=0), records in memory, logs in a temp dir."""
     data_dir = tempfile.mkdtemp(prefix="txs-plugin-data-")
-    env = {**os.environ, "PORT": "0", "TXS_IN_MEMORY": "1", "TXS_DATA_DIR": data_dir}
+    token_file = os.path.join(data_dir, "local.token")
+    env = {
+        **os.environ,
+        "PORT": "0",
+        "TXS_IN_MEMORY": "1",
+        "TXS_DATA_DIR": data_dir,
+        "TXS_LOCAL_TOKEN_FILE": token_file,
+    }
     process = subprocess.Popen(
         [str(REPO / "node_modules" / ".bin" / "tsx"), "lib/local/main.ts"],
         cwd=REPO,
@@ -64,7 +73,7 @@ def server() -> Iterator[LocalServer]:
         process.kill()
         raise RuntimeError("the local server did not start:\n" + "".join(seen))
     try:
-        yield LocalServer(url, process, data_dir)
+        yield LocalServer(url, process, data_dir, token_file)
     finally:
         process.terminate()
         try:
@@ -90,7 +99,7 @@ def cli_env(server: LocalServer, home: Path, torchx_dir: Path = NEWEST, **extra:
             "PYTHONPATH": pythonpath(torchx_dir),
             "TXS_ENDPOINT": server.url,
             "HOME": str(home),
-            "TXS_LOCAL_TOKEN_FILE": str(home / "no-token"),
+            "TXS_LOCAL_TOKEN_FILE": server.token_file,
             "AWS_DEFAULT_REGION": "us-east-1",
         }
     )

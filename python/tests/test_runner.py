@@ -22,7 +22,7 @@ from torchx_serverless.scheduler import TxsDryRun, TxsScheduler
 @pytest.fixture()
 def runner(server: LocalServer, monkeypatch: pytest.MonkeyPatch, workdir: Path) -> Iterator[Runner]:
     monkeypatch.setenv("TXS_ENDPOINT", server.url)
-    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", str(workdir / "no-token"))
+    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", server.token_file)
     monkeypatch.chdir(workdir)
     with get_runner() as r:
         yield r
