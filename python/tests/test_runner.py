@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import os
+import getpass
 import threading
 import time
 from datetime import datetime, timedelta, timezone
@@ -76,7 +76,10 @@ def test_dryrun_request_is_the_services_and_reads_well(runner: Runner) -> None:
     assert text.startswith("{") and '"registerJobDefinition"' in text and "\n" in text
     assert info.request.body["session"] == "torchx"
     sent = info.request.body["cfg"]
-    assert sent["queue"] == "gpu" and sent["user"] == "root"  # the user's option and a service default
+    assert sent["queue"] == "gpu"
+    # as TorchX's aws_batch: the job is tagged with the user running TorchX
+    assert sent["user"] == getpass.getuser()
+    assert native["submitJob"]["tags"]["torchx.pytorch.org/user"] == getpass.getuser()
     assert "endpoint" not in sent and None not in sent.values()
 
 

@@ -9,6 +9,7 @@ dry run's request with an Idempotency-Key, run options are the service's (``GET 
 from __future__ import annotations
 
 import configparser
+import getpass
 import logging
 import os
 import re
@@ -21,7 +22,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Type
 
 from torchx import specs
 from torchx.schedulers.api import DescribeAppResponse, ListAppResponse, Scheduler, Stream
-from torchx.specs import AppDef, AppDryRunInfo, AppState, runopts
+from torchx.specs import AppDef, AppDryRunInfo, runopts
 
 from torchx_serverless.appdef import app_from_json, app_state, app_to_json, roles_statuses_from_json
 from torchx_serverless.client import (
@@ -187,11 +188,15 @@ class TxsScheduler(Scheduler):
             service_opts = []
         for opt in service_opts:
             type_name = str(opt.get("type", "str")).replace(" ", "").lower()
+            default = None if opt.get("required") else opt.get("default")
+            if opt.get("name") == "user" and type_name == "str" and not opt.get("required"):
+                # TorchX tags jobs with the user running TorchX; the service's default is its own OS user.
+                default = _local_user() or default
             opts.add(
                 str(opt["name"]),
                 type_=_TYPES.get(type_name, str),
                 help=str(opt.get("help", "")),
-                default=None if opt.get("required") else opt.get("default"),
+                default=default,
                 required=bool(opt.get("required")),
             )
         opts.add(
@@ -392,6 +397,13 @@ class TxsScheduler(Scheduler):
             page = self._call(
                 "GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query={**query, "nextToken": token}
             )
+
+
+def _local_user() -> Optional[str]:
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name in this environment
+        return None
 
 
 def _iso(value: Optional[datetime]) -> Optional[str]:
