@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -80,6 +81,8 @@ def server() -> Iterator[LocalServer]:
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait()
+        shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture()
