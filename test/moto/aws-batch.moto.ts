@@ -15,9 +15,12 @@ import {
   CreateLogStreamCommand,
   PutLogEventsCommand,
 } from '@aws-sdk/client-cloudwatch-logs';
+import { DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequestBody } from '../../lib/cli/api-types.js';
+import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
 import { readLogStreams } from '../../lib/schedulers/cloudwatch-logs.js';
+import { createTableInput } from '../../lib/store/index.js';
 import { MOTO_LOG_GROUPS, MOTO_QUEUE } from './constants.js';
 import { apiErrorOf, type MotoHarness, startServerOnMoto } from './helpers.js';
 
@@ -68,6 +71,25 @@ async function putLines(stream: string, lines: string[]): Promise<void> {
     }),
   );
 }
+
+describe('local server on moto', () => {
+  // Regression: the server looked for its table with region 'local' while its store used AWS_REGION; against
+  // a DynamoDB that keeps tables per region (moto answers an unknown region with a 500) it did not start.
+  it("uses the record table of lib/store/table.ts in its clients' region", async () => {
+    const dynamo = new DynamoDBClient(moto.clientConfig);
+    try {
+      expect((await dynamo.send(new ListTablesCommand({}))).TableNames).toEqual([LOCAL_TABLE_NAME]);
+      const { Table } = await dynamo.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+      const expected = createTableInput(LOCAL_TABLE_NAME);
+      expect(Table?.KeySchema).toEqual(expected.KeySchema);
+      expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort()).toEqual(
+        expected.GlobalSecondaryIndexes?.map((i) => i.IndexName).sort(),
+      );
+    } finally {
+      dynamo.destroy();
+    }
+  });
+});
 
 describe('aws_batch over the AWS wire (moto)', () => {
   it('dry-runs a 2-node DDP app into a multi-node job definition without a Batch call or a record', async () => {
