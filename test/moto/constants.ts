@@ -10,3 +10,7 @@ export const MOTO_QUEUE = 'txs-moto-queue';
 export const MOTO_LOG_GROUPS = ['/aws/batch/job', '/aws/sagemaker/TrainingJobs'] as const;
 /** A SageMaker execution role ARN (moto does not check that it exists). */
 export const MOTO_SAGEMAKER_ROLE = 'arn:aws:iam::123456789012:role/txs-moto-sagemaker';
+/** The EventBridge bus the global setup creates, and the log group its AppState Change rule delivers to. */
+export const MOTO_EVENT_BUS = 'txs-moto-bus';
+/** Where the bus's rule for `AppState Change` events puts them (moto delivers rule targets to log groups). */
+export const MOTO_EVENTS_LOG_GROUP = '/aws/events/txs-moto-app-state';

@@ -5,17 +5,32 @@
  *
  * Resources: Batch without Docker (jobs finish at SubmitJob), an IAM role, an UNMANAGED compute environment
  * and the job queue {@link MOTO_QUEUE}, the log groups Batch and SageMaker write to, and the app record
- * table from `lib/store/table.ts` (with its TTL, as the stack deploys it).
+ * table from `lib/store/table.ts` (with its TTL, as the stack deploys it), and an EventBridge bus whose rule
+ * for `AppState Change` events delivers them to a log group (where a test reads what was published).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { BatchClient, CreateComputeEnvironmentCommand, CreateJobQueueCommand } from '@aws-sdk/client-batch';
 import { CloudWatchLogsClient, CreateLogGroupCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { CreateTableCommand, DynamoDBClient, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateEventBusCommand,
+  EventBridgeClient,
+  PutRuleCommand,
+  PutTargetsCommand,
+} from '@aws-sdk/client-eventbridge';
 import type { TestProject } from 'vitest/node';
 import { createSigV4Signer } from '../../lib/cli/sigv4.js';
 import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
+import { APP_STATE_CHANGE_DETAIL_TYPE, APP_STATE_CHANGE_SOURCE } from '../../lib/runner/index.js';
 import { createTableInput, updateTimeToLiveInput } from '../../lib/store/index.js';
-import { MOTO_CREDENTIALS, MOTO_LOG_GROUPS, MOTO_QUEUE, MOTO_REGION } from './constants.js';
+import {
+  MOTO_CREDENTIALS,
+  MOTO_EVENT_BUS,
+  MOTO_EVENTS_LOG_GROUP,
+  MOTO_LOG_GROUPS,
+  MOTO_QUEUE,
+  MOTO_REGION,
+} from './constants.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -122,6 +137,7 @@ async function createResources(endpoint: string): Promise<void> {
   const batch = new BatchClient(common);
   const logs = new CloudWatchLogsClient(common);
   const dynamo = new DynamoDBClient(common);
+  const events = new EventBridgeClient(common);
   try {
     const serviceRole = await createRole(endpoint, 'txs-moto-batch');
     await batch.send(
@@ -143,7 +159,29 @@ async function createResources(endpoint: string): Promise<void> {
     for (const logGroupName of MOTO_LOG_GROUPS) await logs.send(new CreateLogGroupCommand({ logGroupName }));
     await dynamo.send(new CreateTableCommand(createTableInput(LOCAL_TABLE_NAME)));
     await dynamo.send(new UpdateTimeToLiveCommand(updateTimeToLiveInput(LOCAL_TABLE_NAME)));
+    await events.send(new CreateEventBusCommand({ Name: MOTO_EVENT_BUS }));
+    await logs.send(new CreateLogGroupCommand({ logGroupName: MOTO_EVENTS_LOG_GROUP }));
+    await events.send(
+      new PutRuleCommand({
+        Name: 'txs-moto-app-state',
+        EventBusName: MOTO_EVENT_BUS,
+        EventPattern: JSON.stringify({
+          source: [APP_STATE_CHANGE_SOURCE],
+          'detail-type': [APP_STATE_CHANGE_DETAIL_TYPE],
+        }),
+      }),
+    );
+    await events.send(
+      new PutTargetsCommand({
+        Rule: 'txs-moto-app-state',
+        EventBusName: MOTO_EVENT_BUS,
+        Targets: [
+          { Id: 'log', Arn: `arn:aws:logs:${MOTO_REGION}:123456789012:log-group:${MOTO_EVENTS_LOG_GROUP}` },
+        ],
+      }),
+    );
   } finally {
+    events.destroy();
     batch.destroy();
     logs.destroy();
     dynamo.destroy();

@@ -28,16 +28,26 @@ export interface MotoHarness {
 }
 
 /**
- * Starts the local server (aws_batch and aws_sagemaker enabled, no reconciler timer) with every SDK client
- * it builds pointed at moto: `AWS_ENDPOINT_URL` for Batch, SageMaker and CloudWatch Logs, and the
- * `dynamodbEndpoint` option for the record store.
+ * Points every AWS SDK client this process builds from now on at moto (`AWS_ENDPOINT_URL`, region and fake
+ * credentials in the environment), and returns the same settings for a client built explicitly.
  */
-export async function startServerOnMoto(): Promise<MotoHarness> {
+export function pointSdkAtMoto(): MotoHarness['clientConfig'] {
   const endpoint = inject('motoEndpoint');
   process.env.AWS_ENDPOINT_URL = endpoint;
   process.env.AWS_REGION = MOTO_REGION;
   process.env.AWS_ACCESS_KEY_ID = MOTO_CREDENTIALS.accessKeyId;
   process.env.AWS_SECRET_ACCESS_KEY = MOTO_CREDENTIALS.secretAccessKey;
+  return { endpoint, region: MOTO_REGION, credentials: { ...MOTO_CREDENTIALS } };
+}
+
+/**
+ * Starts the local server (aws_batch and aws_sagemaker enabled, no reconciler timer) with every SDK client
+ * it builds pointed at moto: `AWS_ENDPOINT_URL` for Batch, SageMaker and CloudWatch Logs, and the
+ * `dynamodbEndpoint` option for the record store.
+ */
+export async function startServerOnMoto(): Promise<MotoHarness> {
+  const clientConfig = pointSdkAtMoto();
+  const { endpoint } = clientConfig;
   process.env.TXS_BATCH_QUEUES = MOTO_QUEUE;
   const dataDir = mkdtempSync(join(tmpdir(), 'txs-moto-'));
   const { startLocalServer } = await import('../../lib/local/server.js');
@@ -52,7 +62,7 @@ export async function startServerOnMoto(): Promise<MotoHarness> {
   return {
     endpoint,
     server,
-    clientConfig: { endpoint, region: MOTO_REGION, credentials: { ...MOTO_CREDENTIALS } },
+    clientConfig,
     client: (user) => new TxsClient({ endpoint: server.url, headers: { 'x-txs-user': user }, maxRetries: 0 }),
     async close() {
       await server.close();
