@@ -332,5 +332,20 @@ describe('aws_batch over the AWS wire (moto)', () => {
       name: 'train',
     });
     expect(apps.every((a) => a.appId.startsWith(`${MOTO_QUEUE}:`))).toBe(true);
+
+    // moto gap: ListJobs has no pagination (maxResults is ignored, no nextToken) and keeps every job for an
+    // AFTER_CREATED_AT filter, even one in the future. Paging and the window are covered by
+    // test/unit/aws-batch/scheduler.test.ts › list › 'lists torchx jobs created in the window on the
+    // configured queues'.
+    const future = String(Date.now() + 86_400_000);
+    const page = await batch.send(
+      new ListJobsCommand({
+        jobQueue: MOTO_QUEUE,
+        maxResults: 1,
+        filters: [{ name: 'AFTER_CREATED_AT', values: [future] }],
+      }),
+    );
+    expect(page.nextToken).toBeUndefined();
+    expect(page.jobSummaryList?.length).toBeGreaterThan(1);
   });
 });
