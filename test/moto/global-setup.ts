@@ -74,6 +74,8 @@ function startMoto(): Promise<{ url: string; child: ChildProcess }> {
     child.stderr?.on('data', onData);
     child.once('error', (error) => fail(`could not run ${python}: ${error.message}`));
     child.once('exit', (code, signal) => fail(`${python} -m moto.server exited (${signal ?? code})`));
+    // Never leave moto behind, even when the run ends without its teardown.
+    process.once('exit', () => child.kill('SIGKILL'));
   });
 }
 
