@@ -10,11 +10,7 @@ import {
   type JobDetail,
   ListJobsCommand,
 } from '@aws-sdk/client-batch';
-import {
-  CloudWatchLogsClient,
-  CreateLogStreamCommand,
-  PutLogEventsCommand,
-} from '@aws-sdk/client-cloudwatch-logs';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeTableCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequestBody } from '../../lib/cli/api-types.js';
@@ -22,7 +18,7 @@ import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
 import { readLogStreams } from '../../lib/schedulers/cloudwatch-logs.js';
 import { createTableInput } from '../../lib/store/index.js';
 import { MOTO_LOG_GROUPS, MOTO_QUEUE } from './constants.js';
-import { apiErrorOf, type MotoHarness, startServerOnMoto } from './helpers.js';
+import { apiErrorOf, type MotoHarness, putLogLines, startServerOnMoto } from './helpers.js';
 
 const BATCH_LOG_GROUP = MOTO_LOG_GROUPS[0];
 
@@ -60,16 +56,8 @@ async function jobInMoto(appId: string): Promise<JobDetail | undefined> {
   return (await batch.send(new DescribeJobsCommand({ jobs: [jobId] }))).jobs?.[0];
 }
 
-async function putLines(stream: string, lines: string[]): Promise<void> {
-  await logs.send(new CreateLogStreamCommand({ logGroupName: BATCH_LOG_GROUP, logStreamName: stream }));
-  const start = Date.now() - 60_000;
-  await logs.send(
-    new PutLogEventsCommand({
-      logGroupName: BATCH_LOG_GROUP,
-      logStreamName: stream,
-      logEvents: lines.map((message, i) => ({ message, timestamp: start + i })),
-    }),
-  );
+function putLines(stream: string, lines: string[]): Promise<void> {
+  return putLogLines(logs, BATCH_LOG_GROUP, stream, lines);
 }
 
 describe('local server on moto', () => {

@@ -3,11 +3,7 @@
  * CloudWatch Logs and DynamoDB SDK clients, and moto answering them (see global-setup.ts). Where moto differs
  * from AWS the test says so, asserts what moto does, and names the unit test that covers the AWS behaviour.
  */
-import {
-  CloudWatchLogsClient,
-  CreateLogStreamCommand,
-  PutLogEventsCommand,
-} from '@aws-sdk/client-cloudwatch-logs';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   CreateTrainingJobCommand,
   type CreateTrainingJobCommandInput,
@@ -20,7 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequestBody } from '../../lib/cli/api-types.js';
 import { MOTO_LOG_GROUPS, MOTO_SAGEMAKER_ROLE } from './constants.js';
-import { apiErrorOf, type MotoHarness, startServerOnMoto } from './helpers.js';
+import { apiErrorOf, type MotoHarness, putLogLines, startServerOnMoto } from './helpers.js';
 
 const SAGEMAKER_LOG_GROUP = MOTO_LOG_GROUPS[1];
 
@@ -50,15 +46,8 @@ function echo(msg: string): RunRequestBody {
   return { scheduler: 'aws_sagemaker', cfg, component: 'utils.echo', args: ['--msg', msg] };
 }
 
-async function putLines(stream: string, lines: string[], start: number): Promise<void> {
-  await logs.send(new CreateLogStreamCommand({ logGroupName: SAGEMAKER_LOG_GROUP, logStreamName: stream }));
-  await logs.send(
-    new PutLogEventsCommand({
-      logGroupName: SAGEMAKER_LOG_GROUP,
-      logStreamName: stream,
-      logEvents: lines.map((message, i) => ({ message, timestamp: start + i })),
-    }),
-  );
+function putLines(stream: string, lines: string[], start: number): Promise<void> {
+  return putLogLines(logs, SAGEMAKER_LOG_GROUP, stream, lines, start);
 }
 
 describe('aws_sagemaker over the AWS wire (moto)', () => {

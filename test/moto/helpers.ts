@@ -5,6 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  type CloudWatchLogsClient,
+  CreateLogStreamCommand,
+  PutLogEventsCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
 import { inject } from 'vitest';
 import { TxsClient } from '../../lib/cli/client.js';
 import { ApiError } from '../../lib/cli/errors.js';
@@ -80,4 +85,22 @@ export async function apiErrorOf(call: Promise<unknown>): Promise<ApiError> {
     throw error;
   }
   throw new Error('expected the API to answer with an error');
+}
+
+/** Creates the log stream `stream` in `group` and writes `lines` to it, one event each, 1 ms apart from `start`. */
+export async function putLogLines(
+  logs: CloudWatchLogsClient,
+  group: string,
+  stream: string,
+  lines: readonly string[],
+  start = Date.now() - 60_000,
+): Promise<void> {
+  await logs.send(new CreateLogStreamCommand({ logGroupName: group, logStreamName: stream }));
+  await logs.send(
+    new PutLogEventsCommand({
+      logGroupName: group,
+      logStreamName: stream,
+      logEvents: lines.map((message, i) => ({ message, timestamp: start + i })),
+    }),
+  );
 }
