@@ -155,6 +155,55 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
     expect(replica1).toMatchObject({ status: 400, apiCode: 'UnknownReplica' });
   });
 
+  it("lists a host's streams past DescribeLogStreams' first page (51 restarts), and reads from since", async () => {
+    const client = moto.client('sm-many-streams');
+    const run = await client.run(echo('many streams'), 'sm-many-streams-1');
+    const start = Date.now() - 600_000;
+    const expected: string[] = [];
+    for (let restart = 0; restart < 51; restart++) {
+      const line = `restart ${restart}`;
+      expected.push(line);
+      await putLines(`${run.appId}/algo-1-${1700000000 + restart}`, [line], start + restart * 1000);
+    }
+    const lines: string[] = [];
+    let nextToken: string | undefined;
+    let pages = 0;
+    do {
+      const page = await client.logs(run.handle, {
+        role: 'node',
+        limit: 20,
+        ...(nextToken ? { nextToken } : {}),
+      });
+      pages += 1;
+      lines.push(...page.lines);
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined && pages < 100);
+    expect(lines).toEqual(expected);
+
+    // `since` is CloudWatch's startTime: the events of the first 49 restarts are older. Their streams still
+    // cost two GetLogEvents each to see they are empty, and a page makes at most 10 calls, so the first pages
+    // are empty but not caught up (only the last, token-less page of a finished job is both): a reader follows
+    // the token.
+    const since = new Date(start + 49 * 1000).toISOString();
+    const recent: string[] = [];
+    const empty: boolean[] = [];
+    nextToken = undefined;
+    do {
+      const page = await client.logs(run.handle, {
+        role: 'node',
+        since,
+        limit: 100,
+        ...(nextToken ? { nextToken } : {}),
+      });
+      if (page.lines.length === 0 && page.nextToken !== undefined) expect(page.caughtUp).toBe(false);
+      empty.push(page.lines.length === 0);
+      recent.push(...page.lines);
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined && empty.length < 100);
+    expect(recent).toEqual(['restart 49', 'restart 50']);
+    expect(empty[0]).toBe(true);
+  });
+
   it('pages the list filtered by scheduler through DynamoDB, newest first', async () => {
     const client = moto.client('sm-list');
     const handles: string[] = [];
