@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-sagemaker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequestBody } from '../../lib/cli/api-types.js';
+import { createAwsSageMakerScheduler } from '../../lib/schedulers/aws-sagemaker/index.js';
 import { MOTO_LOG_GROUPS, MOTO_SAGEMAKER_ROLE } from './constants.js';
 import { apiErrorOf, type MotoHarness, putLogLines, startServerOnMoto } from './helpers.js';
 
@@ -275,6 +276,24 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
     expect(replaced.AlgorithmSpecification?.TrainingImage).toBe('other:latest');
     // The app's record is untouched by what happened behind its back.
     expect((await client.getApp(run.handle)).app.roles[0]?.image).toBe('ghcr.io/pytorch/torchx:0.7.0');
+  });
+
+  it("reports moto's answer for an unknown training job as an error, where AWS's is 'not found'", async () => {
+    // moto gap: DescribeTrainingJob of an unknown job answers ValidationException "Could not find training
+    // job '<arn>'", where AWS answers ValidationException "Requested resource not found." (which the
+    // scheduler reads as "no such job": undefined). The AWS answer is covered by
+    // test/unit/aws-sagemaker/scheduler.test.ts › 'returns undefined for an unknown job (ValidationException),
+    // where TorchX raised'. A cause that names the job is kept either way.
+    const scheduler = createAwsSageMakerScheduler(
+      { sessionName: 'torchx' },
+      { sageMakerClient: sageMaker, logsClient: logs },
+    );
+    const error = await scheduler.describe('txs-moto-no-such-job-b').then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: Error },
+    );
+    expect(error?.cause?.name).toBe('ValidationException');
+    expect(error?.cause?.message).toMatch(/^Could not find training job '.*txs-moto-no-such-job-b'/);
   });
 
   it("lists this project's training jobs from SageMaker itself (ListTrainingJobs, then ListTags)", async () => {
