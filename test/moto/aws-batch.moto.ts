@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunRequestBody } from '../../lib/cli/api-types.js';
 import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
 import { readLogStreams } from '../../lib/schedulers/cloudwatch-logs.js';
+import { makeAppDef, makeResource, makeRole } from '../../lib/specs/index.js';
 import { createTableInput } from '../../lib/store/index.js';
 import { MOTO_LOG_GROUPS, MOTO_QUEUE } from './constants.js';
 import { apiErrorOf, type MotoHarness, putLogLines, startServerOnMoto } from './helpers.js';
@@ -246,6 +247,45 @@ describe('aws_batch over the AWS wire (moto)', () => {
       client.run({ ...ddp, args: ['-j', '1x1', '--script', 'x.py'] }, 'batch-idem-1'),
     );
     expect(other).toMatchObject({ status: 422, apiCode: 'IdempotencyConflict' });
+  });
+
+  it('shares one job definition between runs of an app without ${app_id}, and registers it anew once deleted', async () => {
+    const client = moto.client('batch-shared');
+    const body: RunRequestBody = {
+      scheduler: 'aws_batch',
+      cfg: { queue: MOTO_QUEUE },
+      app: makeAppDef({
+        name: 'shared',
+        roles: [
+          makeRole({
+            name: 'worker',
+            image: 'public.ecr.aws/docker/library/busybox:latest',
+            entrypoint: 'echo',
+            args: ['shared definition'],
+            resource: makeResource({ cpu: 1, gpu: 0, memMB: 512 }),
+          }),
+        ],
+      }),
+    };
+    const definitionOf = async (appId: string) => (await jobInMoto(appId))?.jobDefinition ?? '';
+    const first = await client.run(body, 'batch-shared-1');
+    const second = await client.run(body, 'batch-shared-2');
+    const shared = await definitionOf(first.appId);
+    // Named by content hash, not by job: the second run reused the ACTIVE revision (DescribeJobDefinitions).
+    expect(shared).toMatch(/:job-definition\/shared-[0-9a-f]+:1$/);
+    expect(await definitionOf(second.appId)).toBe(shared);
+
+    // Deleting an app deregisters the revision it ran with; the next run finds no ACTIVE one and registers
+    // revision 2.
+    await client.delete(first.handle);
+    const third = await client.run(body, 'batch-shared-3');
+    expect(await definitionOf(third.appId)).toBe(shared.replace(/:1$/, ':2'));
+    const name = shared.slice(shared.lastIndexOf('/') + 1, shared.lastIndexOf(':'));
+    const revisions = await batch.send(new DescribeJobDefinitionsCommand({ jobDefinitionName: name }));
+    expect((revisions.jobDefinitions ?? []).map((d) => [d.revision, d.status]).sort()).toEqual([
+      [1, 'INACTIVE'],
+      [2, 'ACTIVE'],
+    ]);
   });
 
   it('cancels a finished job as a no-op, and deletes it by deregistering its job definition', async () => {
