@@ -43,6 +43,12 @@ export interface LocalServerOptions {
   schedulers?: string[];
   /** Reconciler period (ms); 0 disables it. Default 60 s. */
   reconcileEveryMs?: number;
+  /**
+   * Use the DynamoDB at this endpoint (e.g. moto's, for `npm run test:moto`) instead of the embedded dynalite;
+   * the table is created there from `lib/store/table.ts` unless it exists. Region and credentials come from
+   * the environment (`AWS_REGION`); `dataDir` and `inMemory` then concern local job logs only.
+   */
+  dynamodbEndpoint?: string;
 }
 
 /** A running local server. */
@@ -132,9 +138,11 @@ function sendJson(
 }
 
 async function ensureTable(endpoint: string): Promise<void> {
+  // The same region and credentials the container's store uses (functions/shared/container.ts): a DynamoDB
+  // that keeps tables per region (moto, DynamoDB Local) must see the table where the store looks for it.
   const client = new DynamoDBClient({
     endpoint,
-    region: 'local',
+    region: process.env.AWS_REGION ?? 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
@@ -145,6 +153,21 @@ async function ensureTable(endpoint: string): Promise<void> {
   } finally {
     client.destroy();
   }
+}
+
+/** The embedded dynalite: persisted under `dataDir`, or in memory. */
+async function startDynalite(
+  dataDir: string,
+  inMemory: boolean,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const db = inMemory
+    ? dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
+    : dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((ok) => db.listen(0, '127.0.0.1', ok));
+  return {
+    endpoint: `http://127.0.0.1:${(db.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((ok) => db.close(() => ok())),
+  };
 }
 
 /**
@@ -160,11 +183,8 @@ async function ensureTable(endpoint: string): Promise<void> {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const dataDir = resolve(options.dataDir ?? process.env.TXS_DATA_DIR ?? '.txs-data');
   mkdirSync(dataDir, { recursive: true });
-  const db = options.inMemory
-    ? dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
-    : dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((ok) => db.listen(0, '127.0.0.1', ok));
-  const dbEndpoint = `http://127.0.0.1:${(db.address() as AddressInfo).port}`;
+  const db = options.dynamodbEndpoint ? undefined : await startDynalite(dataDir, options.inMemory ?? false);
+  const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
   await ensureTable(dbEndpoint);
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
@@ -290,7 +310,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       server.closeAllConnections();
       await closeRunner();
       await Promise.allSettled([...pending]);
-      await new Promise<void>((ok) => db.close(() => ok()));
+      await db?.close();
     },
   };
 }
