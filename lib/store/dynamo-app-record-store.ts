@@ -9,6 +9,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   AppRecordStore,
+  IdempotencyLease,
   IdempotencyReservation,
   ListAppsPage,
   ListAppsQuery,
@@ -149,8 +150,9 @@ export class DynamoAppRecordStore implements AppRecordStore {
     key: string,
     requestHash: string,
     now: number,
+    lease?: IdempotencyLease,
   ): Promise<IdempotencyReservation> {
-    return this.idempotency.reserve(owner, key, requestHash, now);
+    return this.idempotency.reserve(owner, key, requestHash, now, lease);
   }
 
   /** {@inheritDoc IdempotencyKeys.complete} */

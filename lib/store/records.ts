@@ -161,9 +161,8 @@ export class AppRecords {
       // move the current record forward either: no fresh read is needed to turn it away.
       if (decision !== 'apply') return { applied: false, reason: decision, record };
       const next = storable(applyTransition(record, transition, this.context.now()));
-      if (await this.writeTransition(item, record, next, transition)) {
-        return { applied: true, previous: record.state, record: next };
-      }
+      const version = await this.writeTransition(item, record, next, transition);
+      if (version !== undefined) return { applied: true, previous: record.state, record: next, version };
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }
     throw new StoreConflictError(
@@ -229,14 +228,15 @@ export class AppRecords {
    * Writes an accepted transition: one UpdateItem conditioned on the version that was read and on the
    * forward rule. Entering a terminal state removes `activeKey` and sets `expiresAt`.
    *
-   * @returns false when the item changed since it was read (the caller reads and decides again).
+   * @returns the version written, or undefined when the item changed since it was read (the caller reads and
+   *   decides again).
    */
   private async writeTransition(
     item: Item,
     current: AppRecord,
     next: AppRecord,
     transition: AppStateTransition,
-  ): Promise<boolean> {
+  ): Promise<number | undefined> {
     const version = typeof item.version === 'number' ? item.version : 0;
     const forward = forwardTransitionCondition(transition);
     const names: Record<string, string> = { ...forward.names, '#version': 'version' };
@@ -287,9 +287,9 @@ export class AppRecords {
           }),
         ),
       );
-      return true;
+      return version + 1;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return undefined;
       throw error;
     }
   }

@@ -66,7 +66,7 @@ describe('DynamoAppRecordStore.transition', () => {
     });
   });
 
-  it('reports applied transitions with the previous state and the new record', async () => {
+  it('reports applied transitions with the previous state, the new record and the version written', async () => {
     const record = await created();
     clock.now = T0 + 99_000;
     const outcome = await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
@@ -74,7 +74,9 @@ describe('DynamoAppRecordStore.transition', () => {
       applied: true,
       previous: 'SUBMITTED',
       record: expect.objectContaining({ state: 'RUNNING', updatedAt: T0 + 99_000 }),
+      version: 2,
     });
+    expect((await rawItem(record.handle))?.version).toBe(2);
     if (outcome.applied) expect(await store.get(record.handle)).toEqual(outcome.record);
   });
 
