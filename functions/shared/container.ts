@@ -91,6 +91,9 @@ function created<T extends object>(client: T): T {
   return client;
 }
 
+/** Reports an SDK client built outside the container (the publisher's EventBridge client) to the hook. */
+export const sdkClientCreated: <T extends object>(client: T) => T = created;
+
 function requireEnv(name: string): string {
   const value = process.env[name];
   if (!value) throw new Error(`environment variable ${name} is not set`);

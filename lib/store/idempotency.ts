@@ -81,7 +81,9 @@ export class IdempotencyKeys {
       if (lease !== undefined && !completed && existing.holder === lease.holder) {
         // Our own write (its response was lost and the SDK's retry failed the condition), or our takeover.
         const previous = existing.previousHolder;
-        return typeof previous === 'string' ? { reserved: true, takenOverFrom: previous } : { reserved: true };
+        return typeof previous === 'string'
+          ? { reserved: true, takenOverFrom: previous }
+          : { reserved: true };
       }
       const leaseEnd = existing.leaseExpiresAt;
       if (

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type OutboxStore, withLocalOutbox } from '../../../lib/events/local-outbox.js';
 import {
   type AppStateChangeEvent,
   IdempotencyConflictError,
@@ -16,7 +17,6 @@ import {
   UnknownSchedulerError,
   ValidationError,
 } from '../../../lib/specs/index.js';
-import { type OutboxStore, withLocalOutbox } from '../../../lib/events/local-outbox.js';
 import { DynamoAppRecordStore } from '../../../lib/store/index.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { FakeScheduler } from '../../helpers/fake-scheduler.js';
