@@ -420,7 +420,7 @@ export class Runner {
     const lease = { holder: handle, until: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs };
     const waitUntil = Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY);
     let checkedHolder = false;
-    for (;;) {
+    for (let poll = 0; ; poll++) {
       const reservation = await this.store.reserveIdempotencyKey(ctx.owner, key, hash, this.now(), lease);
       if (reservation.reserved) {
         const earlier = reservation.takenOverFrom;
@@ -445,7 +445,7 @@ export class Runner {
         }
       }
       if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
-      await this.sleep(50);
+      await this.sleep(Math.min(1000, 50 * 2 ** poll));
     }
     try {
       const result = await this.scheduleAs(newRecord, dryrun, ctx);

@@ -44,6 +44,11 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
   private counter = 0;
   /** When set, the next schedule() call throws it. */
   failNextSchedule: Error | undefined;
+  /**
+   * When set, the next schedule() call never answers (a hung backend, or a process that died mid-call):
+   * `before-accept` before the job exists, `after-accept` once it does.
+   */
+  hangNextSchedule: 'before-accept' | 'after-accept' | undefined;
 
   constructor(context: SchedulerContext, name = 'fake') {
     super(name, context);
@@ -96,6 +101,9 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       this.failNextSchedule = undefined;
       throw error;
     }
+    const hang = this.hangNextSchedule;
+    this.hangNextSchedule = undefined;
+    if (hang === 'before-accept') return new Promise<string>(() => {});
     const appId = this.appIdOf(dryrun);
     this.jobs.set(appId, {
       request: dryrun.request,
@@ -106,6 +114,7 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       cancelReasons: [],
       deleted: false,
     });
+    if (hang === 'after-accept') return new Promise<string>(() => {});
     return appId;
   }
 
