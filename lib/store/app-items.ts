@@ -34,6 +34,7 @@ const RECORD_FIELDS = Object.keys({
   createdAt: true,
   updatedAt: true,
   history: true,
+  historyElided: true,
   idempotencyKey: true,
   cancelRequestedAt: true,
 } satisfies Record<keyof AppRecord, true>) as (keyof AppRecord)[];

@@ -25,6 +25,7 @@ import {
   UnknownAppError,
 } from '../specs/index.js';
 import { appItem, expiryOf, recordOf, storable } from './app-items.js';
+import { boundRecord } from './bounds.js';
 import { call, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
 import { isConditionalCheckFailed, RecordTooLargeError, StoreConflictError } from './errors.js';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
@@ -160,8 +161,10 @@ export class AppRecords {
       // Records only move forward, so an event that does not move a (possibly older) hint forward cannot
       // move the current record forward either: no fresh read is needed to turn it away.
       if (decision !== 'apply') return { applied: false, reason: decision, record };
-      const next = storable(applyTransition(record, transition, this.context.now()));
-      const version = await this.writeTransition(item, record, next, transition);
+      const next = boundRecord(storable(applyTransition(record, transition, this.context.now())), (r) =>
+        itemSize(this.appItem(r, 0)),
+      );
+      const version = await this.writeTransition(item, next, transition);
       if (version !== undefined) return { applied: true, previous: record.state, record: next, version };
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }
@@ -233,7 +236,6 @@ export class AppRecords {
    */
   private async writeTransition(
     item: Item,
-    current: AppRecord,
     next: AppRecord,
     transition: AppStateTransition,
   ): Promise<number | undefined> {
@@ -254,10 +256,12 @@ export class AppRecords {
     set(A.updatedAt, next.updatedAt);
     values[':nextVersion'] = version + 1;
     sets.push('#version = :nextVersion');
-    if (next.state !== current.state) set('history', next.history);
-    if (transition.reason !== undefined) set('reason', next.reason);
+    // The bounded record (lib/store/bounds.ts) may have cut any of these, whatever the transition carried.
+    set('history', next.history);
+    set('roles', next.roles);
+    if (next.historyElided !== undefined) set('historyElided', next.historyElided);
+    if (next.reason !== undefined) set('reason', next.reason);
     if (transition.numRestarts !== undefined) set('numRestarts', next.numRestarts);
-    if (transition.roles !== undefined) set('roles', next.roles);
     if (transition.uiUrl !== undefined) set('uiUrl', next.uiUrl);
     const removes: string[] = [];
     if (isTerminal(next.state)) {
@@ -270,7 +274,7 @@ export class AppRecords {
     if (size > MAX_ITEM_BYTES) {
       throw new RecordTooLargeError(
         `The record of ${next.handle} would grow to ${Math.ceil(size / 1024)} KB with this transition, over ` +
-          "DynamoDB's 400 KB item limit; nothing was written (replica statuses or reasons are too large)",
+          "DynamoDB's 400 KB item limit even with its statuses bounded; nothing was written (the app or cfg is too large)",
       );
     }
     const { client, tableName } = this.context;

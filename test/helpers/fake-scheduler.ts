@@ -19,6 +19,7 @@ import {
   type ListAppResponse,
   makeDescribeAppResponse,
   makeUnique,
+  type RoleStatus,
   RunOpts,
 } from '../../lib/specs/index.js';
 
@@ -36,6 +37,10 @@ export interface FakeJob {
   logs: Map<string, string[]>;
   cancelReasons: string[];
   deleted: boolean;
+  /** Replica statuses describe reports (none when absent). */
+  roles?: RoleStatus[];
+  /** The message describe reports (else the first cancel reason). */
+  msg?: string;
 }
 
 export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
@@ -128,7 +133,8 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       numRestarts: job.attempt,
       attempt: job.attempt,
       updatedAt: job.updatedAt,
-      msg: job.cancelReasons[0] ?? '<NONE>',
+      msg: job.msg ?? job.cancelReasons[0] ?? '<NONE>',
+      ...(job.roles === undefined ? {} : { rolesStatuses: job.roles }),
     });
   }
 
