@@ -43,7 +43,10 @@ export function truncateText(text: string, maxBytes: number): string {
   const marker = ` … [truncated: ${bytes} bytes]`;
   const keep = Math.max(0, maxBytes - Buffer.byteLength(marker, 'utf8'));
   // Cutting a UTF-8 buffer may split a character: decode drops the partial tail as U+FFFD; trim it.
-  const head = Buffer.from(text, 'utf8').subarray(0, keep).toString('utf8').replace(/\uFFFD+$/, '');
+  const head = Buffer.from(text, 'utf8')
+    .subarray(0, keep)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
   return `${head}${marker}`;
 }
 

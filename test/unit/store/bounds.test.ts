@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeAppDef } from '../../../lib/specs/index.js';
+import { type AppRecord, makeAppDef } from '../../../lib/specs/index.js';
 import {
   boundRecord,
   ELIDED,
@@ -34,7 +34,7 @@ describe('truncateErrorDocument', () => {
 });
 
 describe('boundRecord', () => {
-  const record = {
+  const record: AppRecord = {
     handle: 'fake://torchx/q:a',
     scheduler: 'fake',
     session: 'torchx',
@@ -64,7 +64,7 @@ describe('boundRecord', () => {
     updatedAt: 0,
     history: [],
   };
-  const size = (r: typeof record) => JSON.stringify(r).length;
+  const size = (r: AppRecord) => JSON.stringify(r).length;
 
   it('drops the error text of replicas after the first 16 when the record is too large, then of all', () => {
     const stage2 = boundRecord(record, size, size(record) - 1000);
