@@ -9,7 +9,6 @@ import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { type PublishOptions, publishStreamRecords, type StreamRecord } from '../../lib/events/outbox.js';
 import { eventBridgePutEvents } from '../shared/backends/event-bridge.js';
-import { sdkClientCreated } from '../shared/container.js';
 import { ENV } from '../shared/env-names.js';
 import { logger, metrics } from '../shared/powertools.js';
 
@@ -22,7 +21,8 @@ export async function publishChanges(
 ): Promise<DynamoDBBatchResponse> {
   const busName = process.env[ENV.eventBusName];
   if (!busName) throw new Error(`environment variable ${ENV.eventBusName} is not set`);
-  putEvents ??= eventBridgePutEvents(sdkClientCreated);
+  // Built here, not in the container: this bundle carries no scheduler, DynamoDB document or Logs code.
+  putEvents ??= eventBridgePutEvents();
   const report = await publishStreamRecords(event.Records, { busName, putEvents, ...options });
   metrics.addMetric('AppStateChangesPublished', 'Count', report.published);
   if (report.retried > 0) metrics.addMetric('AppStateChangeRetries', 'Count', report.retried);

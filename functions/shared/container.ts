@@ -17,7 +17,6 @@
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
@@ -47,12 +46,7 @@ export interface LocalModeHooks {
 }
 
 /** Any SDK client the container creates. */
-export type SdkClient =
-  | DynamoDBClient
-  | BatchClient
-  | SageMakerClient
-  | CloudWatchLogsClient
-  | EventBridgeClient;
+export type SdkClient = DynamoDBClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
 
 /** Called with every SDK client the container creates, before its first use. */
 export type ClientHook = (client: SdkClient) => void;
@@ -90,9 +84,6 @@ function created<T extends object>(client: T): T {
   clientHook?.(client as SdkClient);
   return client;
 }
-
-/** Reports an SDK client built outside the container (the publisher's EventBridge client) to the hook. */
-export const sdkClientCreated: <T extends object>(client: T) => T = created;
 
 function requireEnv(name: string): string {
   const value = process.env[name];

@@ -2,10 +2,8 @@
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { PutEventsEntry, PutEventsResult } from '../../../lib/events/outbox.js';
 
-/** Sends one PutEvents request through a client made (and reported to the container) by `created`. */
-export function eventBridgePutEvents(
-  created: <T extends object>(client: T) => T,
-): (entries: PutEventsEntry[]) => Promise<PutEventsResult> {
-  const client = created(new EventBridgeClient({}));
+/** Sends one PutEvents request through one EventBridge client (built once, from the environment). */
+export function eventBridgePutEvents(): (entries: PutEventsEntry[]) => Promise<PutEventsResult> {
+  const client = new EventBridgeClient({});
   return (entries) => client.send(new PutEventsCommand({ Entries: entries }));
 }
