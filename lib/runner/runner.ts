@@ -447,10 +447,9 @@ export class Runner {
       if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
       await this.sleep(Math.min(1000, 50 * 2 ** poll));
     }
+    let result: RunResult;
     try {
-      const result = await this.scheduleAs(newRecord, dryrun, ctx);
-      await this.store.completeIdempotencyKey(ctx.owner, key, result.handle);
-      return result;
+      result = await this.scheduleAs(newRecord, dryrun, ctx);
     } catch (error) {
       if (error instanceof SubmissionOutcomeUnknownError) {
         // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
@@ -464,6 +463,11 @@ export class Runner {
       }
       throw error;
     }
+    // The job was accepted: never release the key now. If completing it fails, the reservation still names
+    // this handle as holder, so a retry finds this app (at once when its record is past UNSUBMITTED, else
+    // through the scheduler after the lease); answering an error here would only invite a retry.
+    await this.store.completeIdempotencyKey(ctx.owner, key, result.handle).catch(() => undefined);
+    return result;
   }
 
   /**

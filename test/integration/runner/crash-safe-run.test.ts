@@ -12,7 +12,7 @@ import {
 } from '../../../lib/runner/index.js';
 import { SchedulerRegistry } from '../../../lib/schedulers/index.js';
 import { makeAppDef, makeResource, makeRole } from '../../../lib/specs/index.js';
-import { DynamoAppRecordStore } from '../../../lib/store/index.js';
+import { DynamoAppRecordStore, StoreUnavailableError } from '../../../lib/store/index.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { FakeScheduler } from '../../helpers/fake-scheduler.js';
 
@@ -143,6 +143,23 @@ describe('Runner › run with an Idempotency-Key after a crash', () => {
     await expect(h.runner.run(app('other.py'), 'fake', { queue: 'q' }, ctx)).rejects.toBeInstanceOf(
       IdempotencyConflictError,
     );
+    expect(schedules(h.fake)).toBe(1);
+  });
+});
+
+describe('Runner › run when completing the key fails after the job was accepted', () => {
+  it('answers with the handle, keeps the key, and a retry returns the same app without submitting again', async () => {
+    const h = await harness();
+    const ctx = { owner: OWNER, idempotencyKey: 'complete-fails' };
+    const complete = h.store.completeIdempotencyKey.bind(h.store);
+    h.store.completeIdempotencyKey = async () => {
+      throw new StoreUnavailableError('DynamoDB UpdateItem failed after retries (injected)');
+    };
+    const first = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
+    expect(first.created).toBe(true);
+    h.store.completeIdempotencyKey = complete;
+    const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
+    expect(retry).toMatchObject({ handle: first.handle, created: false });
     expect(schedules(h.fake)).toBe(1);
   });
 });
