@@ -23,6 +23,11 @@ import {
 /** `entity` attribute value of reservation items. */
 const IDEMPOTENCY_ENTITY = 'Idempotency';
 
+/** The primary key of the reservation of `key` for `owner`. */
+function reservationKey(owner: string, key: string): Item {
+  return { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY };
+}
+
 /** The idempotency half of the store: reserve, complete, release. */
 export class IdempotencyKeys {
   constructor(private readonly context: StoreContext) {}
@@ -59,8 +64,7 @@ export class IdempotencyKeys {
     throwIfIssues('idempotency reservation', issues);
     const nowSeconds = Math.floor(now / 1000);
     const item: Item = {
-      [A.partitionKey]: idempotencyPartitionKey(owner, key),
-      [A.sortKey]: IDEMPOTENCY_SORT_KEY,
+      ...reservationKey(owner, key),
       entity: IDEMPOTENCY_ENTITY,
       owner,
       idempotencyKey: key,
@@ -135,7 +139,7 @@ export class IdempotencyKeys {
         client.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY },
+            Key: reservationKey(owner, key),
             UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
             ConditionExpression:
               '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
@@ -178,7 +182,7 @@ export class IdempotencyKeys {
         client.send(
           new UpdateCommand({
             TableName: tableName,
-            Key: { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY },
+            Key: reservationKey(owner, key),
             UpdateExpression: 'SET #handle = :handle',
             ConditionExpression:
               'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
@@ -211,7 +215,7 @@ export class IdempotencyKeys {
         client.send(
           new DeleteCommand({
             TableName: tableName,
-            Key: { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY },
+            Key: reservationKey(owner, key),
             ConditionExpression: 'attribute_not_exists(#handle)',
             ExpressionAttributeNames: { '#handle': 'handle' },
           }),
@@ -228,7 +232,7 @@ export class IdempotencyKeys {
       client.send(
         new GetCommand({
           TableName: tableName,
-          Key: { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY },
+          Key: reservationKey(owner, key),
           ConsistentRead: true,
         }),
       ),
