@@ -424,10 +424,17 @@ describe('TorchxServerless alarms', () => {
 });
 
 describe('TorchxServerlessStack outputs', () => {
-  it('outputs the API URL, table, bus and dead-letter queue', () => {
+  it('outputs the API URL, table, bus and the two dead-letter queues', () => {
     const outputs = defaults.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual(
-      ['ApiUrl', 'DeadLetterQueueUrl', 'EventBusArn', 'EventBusName', 'TableName'].sort(),
+      [
+        'ApiUrl',
+        'DeadLetterQueueUrl',
+        'EventBusArn',
+        'EventBusName',
+        'OutboxDeadLetterQueueUrl',
+        'TableName',
+      ].sort(),
     );
     expect(render(outputs.ApiUrl?.Value)).toMatch(
       /^https:\/\/\$\{TxsApi\w+\}\.execute-api\.\$\{AWS::Region\}\.\$\{AWS::URLSuffix\}\/\$\{TxsApiDeploymentStagedev\w+\}\/$/,
