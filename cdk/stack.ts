@@ -54,5 +54,9 @@ export class TorchxServerlessStack extends Stack {
       description: 'State-change events that could not be delivered or processed',
       value: this.txs.deadLetterQueue.queueUrl,
     });
+    new CfnOutput(this, 'OutboxDeadLetterQueueUrl', {
+      description: 'AppState Change events the outbox could not publish (stream failure records)',
+      value: this.txs.outbox.deadLetterQueue.queueUrl,
+    });
   }
 }

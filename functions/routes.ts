@@ -37,8 +37,10 @@ export const ROUTES: readonly RouteDefinition[] = [
   { name: 'Logs', method: 'GET', path: '/v1/apps/{scheduler}/{appId}/logs', entry: 'functions/api/logs.ts' },
 ];
 
-/** The EventBridge-triggered functions. */
+/** The event-triggered functions (EventBridge rules, the schedule, the app table's stream). */
 export const EVENT_FUNCTIONS = {
   stateChange: { name: 'StateChange', entry: 'functions/events/state-change.ts' },
   reconciler: { name: 'Reconciler', entry: 'functions/reconciler/handler.ts' },
+  /** The outbox publisher: the app table's stream to `AppState Change` events on the bus. */
+  publisher: { name: 'Publisher', entry: 'functions/events/publisher.ts' },
 } as const;

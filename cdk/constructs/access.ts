@@ -51,8 +51,8 @@ export interface FunctionAccess {
 /**
  * What each function calls, keyed by the function names of `functions/routes.ts`. Derived from the handlers'
  * calls: the runner's store operations (lib/store) and the schedulers' SDK calls (lib/schedulers/aws-batch,
- * aws-sagemaker). A state change that the store accepts is published as an event, so every function that
- * applies transitions (Run, Status with `?refresh=true`, StateChange, Reconciler) may publish.
+ * aws-sagemaker). Only the outbox publisher puts events: the functions that apply transitions write the
+ * record, and the table's stream carries the committed change to the publisher.
  */
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   Schedulers: {},
@@ -62,7 +62,6 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     // create record (PutItem), idempotency reserve/complete/release (PutItem/UpdateItem/DeleteItem),
     // SUBMITTED transition (GetItem + UpdateItem).
     tableItems: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-    publishEvents: true,
     batch: ['submit'],
     // DescribeTrainingJob: when CreateTrainingJob says the name is taken, to recognise our own earlier attempt.
     sageMaker: ['submit', 'describe'],
@@ -70,7 +69,6 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   List: { queryIndex: 'byOwner' },
   Status: {
     tableItems: ['GetItem', 'UpdateItem'],
-    publishEvents: true,
     batch: ['describe'],
     sageMaker: ['describe'],
   },
@@ -93,12 +91,12 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   StateChange: {
     tableItems: ['GetItem', 'UpdateItem'],
     queryIndex: 'byNativeName',
-    publishEvents: true,
   },
+  // Reads the table's stream (granted with the event source) and puts the committed changes on the bus.
+  Publisher: { publishEvents: true },
   Reconciler: {
     tableItems: ['GetItem', 'UpdateItem'],
     queryIndex: 'byActive',
-    publishEvents: true,
     batch: ['describe'],
     sageMaker: ['describe'],
   },

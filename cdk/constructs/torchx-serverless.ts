@@ -20,7 +20,7 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
@@ -35,6 +35,7 @@ import { ENV } from '../../functions/shared/env-names.js';
 import { APP_TABLE } from '../../lib/store/table.js';
 import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
 import { HandlerFunction } from './handler-function.js';
+import { Outbox } from './outbox.js';
 
 /** The schedulers the deployed functions can run jobs on. */
 export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker';
@@ -156,6 +157,8 @@ export class TorchxServerless extends Construct {
   readonly functions: Readonly<Record<string, NodejsFunction>>;
   /** Every alarm. */
   readonly alarms: readonly Alarm[];
+  /** The table stream → publisher wiring, with its dead-letter queue. */
+  readonly outbox: Outbox;
 
   constructor(scope: Construct, id: string, props: TorchxServerlessProps = {}) {
     super(scope, id);
@@ -178,6 +181,8 @@ export class TorchxServerless extends Construct {
       timeToLiveAttribute: APP_TABLE.timeToLiveAttribute,
       removalPolicy,
       deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
+      // The outbox: committed record changes feed the publisher function (see ./outbox.ts).
+      stream: StreamViewType.NEW_AND_OLD_IMAGES,
     });
     for (const index of APP_TABLE.indexes) {
       this.table.addGlobalSecondaryIndex({
@@ -404,6 +409,16 @@ export class TorchxServerless extends Construct {
       schedule: Schedule.rate(reconcileInterval),
       targets: [new LambdaFunction(reconciler, { retryAttempts: 0 })],
     });
+    // ---------------------------------------------------------------- outbox: committed changes out
+    this.outbox = new Outbox(this, 'Outbox', {
+      table: this.table,
+      publisher: makeFunction(
+        EVENT_FUNCTIONS.publisher.name,
+        EVENT_FUNCTIONS.publisher.entry,
+        'Publishes AppState Change events from the app table stream (the outbox)',
+        Duration.seconds(60),
+      ),
+    });
     this.functions = functions;
 
     // ---------------------------------------------------------------- alarms
@@ -428,6 +443,7 @@ export class TorchxServerless extends Construct {
         evaluationPeriods: 1,
         treatMissingData: TreatMissingData.NOT_BREACHING,
       }),
+      ...this.outbox.alarms,
     ];
     for (const [name, fn] of Object.entries(functions)) {
       alarms.push(

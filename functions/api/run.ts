@@ -6,7 +6,12 @@ import { handleView } from '../shared/views.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-export const handler = apiHandler({ operation: 'Run', body: true }, async (req) => {
+/** Time kept after the submission deadline to write the outcome and answer (ms). */
+const SUBMISSION_DEADLINE_MARGIN_MS = 3000;
+/** Longest a submission may take, whatever time Lambda has left (ms): API Gateway gives up after 29 s. */
+const MAX_SUBMISSION_MS = 25_000;
+
+export const handler = apiHandler({ operation: 'Run', body: true }, async (req, context) => {
   const request = parseRunRequest(req.body);
   const key = req.header('idempotency-key');
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
@@ -15,9 +20,18 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req) 
       'must be 1–255 printable ASCII characters without spaces',
     );
   }
+  // Answer before API Gateway's 29 s limit: a submission still in flight at the deadline answers 503
+  // SubmissionOutcomeUnknown with the handle. The idempotency lease ends when Lambda stops this invocation.
+  const now = Date.now();
+  const remaining = context.getRemainingTimeInMillis();
+  const ctx = {
+    owner: req.owner,
+    deadline: now + Math.min(remaining - SUBMISSION_DEADLINE_MARGIN_MS, MAX_SUBMISSION_MS),
+    leaseUntil: now + remaining,
+  };
   const result = await runner().runRequest(
     request,
-    key === undefined ? { owner: req.owner } : { owner: req.owner, idempotencyKey: key },
+    key === undefined ? ctx : { ...ctx, idempotencyKey: key },
   );
   return {
     statusCode: 201,

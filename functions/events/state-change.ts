@@ -22,6 +22,11 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
     routed.scheduler,
     routed.nativeName,
     routed.transition,
+    {
+      // The name index is eventually consistent: count lookups that missed, and events given up as foreign.
+      onIndexMiss: (_lookup, last) =>
+        metrics.addMetric(last ? 'EventsForeign' : 'EventsLateIndexRetried', 'Count', 1),
+    },
   );
   if (outcome === undefined) return { applied: false, reason: 'not an app we launched' };
   if (!outcome.applied) return { applied: false, reason: outcome.reason };

@@ -1,7 +1,7 @@
 /**
  * Clients and Runners, built from environment variables (names in env-names.ts) on first use, once per cold
  * start. SDK clients are created here and injected into the store and the schedulers; nothing else builds one.
- * Local mode configures an in-process event sink and publisher before the first call.
+ * Local mode configures an in-process event sink and an outbox publisher before the first call.
  *
  * Each function pays only for what it uses:
  * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB): list, status without refresh,
@@ -9,25 +9,25 @@
  *   SageMaker or CloudWatch Logs SDK.
  * - {@link runner}: the full Runner (every enabled scheduler, wired in `backends/`). Each scheduler, and its
  *   SDK client, is created when a request first uses it.
- * - The EventBridge client is created with the publisher, when a bus is configured.
+ * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
+ *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
  * Scheduler modules are imported statically on purpose: esbuild inlines a dynamic `import()` into the
  * single-file bundle but then cannot tree-shake the SDK packages behind it (the bundles grew by 60%).
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
-import { type AppStateChangePublisher, NO_PUBLISHER, Runner } from '../../lib/runner/index.js';
+import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
+import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
 import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
-import { eventBridgePublisher } from './backends/event-bridge.js';
 import { localCwdFactory } from './backends/local-cwd.js';
 import { ENV } from './env-names.js';
 
@@ -38,17 +38,15 @@ export const DEFAULT_SCHEDULERS = ['aws_batch', 'aws_sagemaker'];
 export interface LocalModeHooks {
   /** Receives local scheduler events as EventBridge events (the in-process bus). */
   emitEvent?: (event: ReturnType<typeof localStateChangeEvent>) => Promise<void>;
-  /** Where accepted transitions are published instead of EventBridge. */
+  /**
+   * Where committed state changes are published (dynalite has no stream: the local outbox publishes each
+   * change after its write commits, retrying). The deployed stack publishes from the table's stream.
+   */
   publisher?: AppStateChangePublisher;
 }
 
 /** Any SDK client the container creates. */
-export type SdkClient =
-  | DynamoDBClient
-  | BatchClient
-  | SageMakerClient
-  | CloudWatchLogsClient
-  | EventBridgeClient;
+export type SdkClient = DynamoDBClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
 
 /** Called with every SDK client the container creates, before its first use. */
 export type ClientHook = (client: SdkClient) => void;
@@ -56,13 +54,13 @@ export type ClientHook = (client: SdkClient) => void;
 let hooks: LocalModeHooks = {};
 let clientHook: ClientHook | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
-let builtPublisher: AppStateChangePublisher | undefined;
+let builtRunnerStore: AppRecordStore | undefined;
 let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
 
 function forget(): void {
   builtStore = undefined;
-  builtPublisher = undefined;
+  builtRunnerStore = undefined;
   builtRecordsRunner = undefined;
   builtRunner = undefined;
 }
@@ -134,11 +132,20 @@ export function store(): DynamoAppRecordStore {
   return builtStore;
 }
 
-function publisher(): AppStateChangePublisher {
-  if (builtPublisher) return builtPublisher;
-  const busName = process.env[ENV.eventBusName];
-  builtPublisher = hooks.publisher ?? (busName ? eventBridgePublisher(busName, created) : NO_PUBLISHER);
-  return builtPublisher;
+/**
+ * The store the Runners write through: the DynamoDB store, wrapped in the local outbox when local mode set
+ * a publisher (in AWS, the table's stream feeds the publisher function instead).
+ */
+function runnerStore(): AppRecordStore {
+  if (builtRunnerStore) return builtRunnerStore;
+  const publisher = hooks.publisher;
+  builtRunnerStore = publisher
+    ? withLocalOutbox(store(), {
+        publisher,
+        onGiveUp: (error) => console.error('local AppState Change event not published:', error),
+      })
+    : store();
+  return builtRunnerStore;
 }
 
 /**
@@ -148,9 +155,8 @@ function publisher(): AppStateChangePublisher {
 export function recordsRunner(): Runner {
   builtRecordsRunner ??= new Runner({
     schedulers: new SchedulerRegistry({}, { sessionName: sessionName() }),
-    store: store(),
+    store: runnerStore(),
     sessionName: sessionName(),
-    publisher: publisher(),
   });
   return builtRecordsRunner;
 }
@@ -187,9 +193,8 @@ function build(): Runner {
   }
   return new Runner({
     schedulers: new SchedulerRegistry(factories, { sessionName: sessionName() }),
-    store: store(),
+    store: runnerStore(),
     sessionName: sessionName(),
-    publisher: publisher(),
   });
 }
 
@@ -202,9 +207,11 @@ export function runner(): Runner {
   return builtRunner;
 }
 
-/** Closes the Runner's schedulers (local mode shutdown) and forgets the clients and Runners. */
+/** Closes the Runner's schedulers (local mode shutdown), publishes what the local outbox holds, and forgets the clients and Runners. */
 export async function closeRunner(): Promise<void> {
   const current = builtRunner;
+  const outbox = builtRunnerStore as Partial<OutboxStore> | undefined;
   forget();
   await current?.close();
+  await outbox?.drain?.();
 }

@@ -117,5 +117,8 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
   if (statusCode === 503 && known.code !== 'BackendNotConfigured') headers['retry-after'] = '5';
   const payload: Record<string, unknown> = { code: known.code, message: known.message, requestId };
   if (known.issues.length > 0) payload.details = known.issues;
+  // SubmissionOutcomeUnknown: the app's handle, to check its status or retry with the same Idempotency-Key.
+  const handle = (known as { handle?: unknown }).handle;
+  if (known.code === 'SubmissionOutcomeUnknown' && typeof handle === 'string') payload.handle = handle;
   return { statusCode, headers, body: JSON.stringify({ error: payload }) };
 }

@@ -39,6 +39,7 @@ export function detailView(record: AppRecord) {
     cfg: record.cfg,
     history: record.history.map((h) => ({ ...h, time: iso(h.time) })),
   };
+  if (record.historyElided !== undefined) view.historyElided = record.historyElided;
   if (record.cancelRequestedAt !== undefined) view.cancelRequestedAt = iso(record.cancelRequestedAt);
   return view;
 }

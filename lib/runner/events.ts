@@ -1,6 +1,7 @@
 /**
- * The normalized `AppState Change` event the runner publishes for every accepted transition, and the
- * publisher interface it publishes through (EventBridge in the stack, an in-process bus locally).
+ * The normalized `AppState Change` event published for every accepted transition, and the publisher
+ * interface it goes through. The Runner itself publishes nothing: events are produced from committed record
+ * changes (the table's stream in AWS, the local outbox in local mode; see `lib/events`).
  *
  * @module
  */
@@ -11,8 +12,15 @@ export const APP_STATE_CHANGE_SOURCE = 'torchx-serverless';
 /** EventBridge `detail-type` of the stack's normalized events. */
 export const APP_STATE_CHANGE_DETAIL_TYPE = 'AppState Change';
 
-/** One accepted state change, as automation sees it. */
+/** One accepted state change, as automation sees it (the event's `detail`). */
 export interface AppStateChangeEvent {
+  /**
+   * Stable id of this change: `<handle>#<record version>`. Delivery is at least once; consumers drop an id
+   * they have seen.
+   */
+  id: string;
+  /** The record version the change produced (increases by one per accepted transition). */
+  version: number;
   handle: AppHandle;
   scheduler: string;
   appId: string;
@@ -31,6 +39,3 @@ export interface AppStateChangeEvent {
 export interface AppStateChangePublisher {
   publish(event: AppStateChangeEvent): Promise<void>;
 }
-
-/** A publisher that drops events (when no bus is configured). */
-export const NO_PUBLISHER: AppStateChangePublisher = { publish: async () => {} };

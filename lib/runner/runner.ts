@@ -31,6 +31,7 @@ import {
   MISSING,
   macros,
   makeAppHandle,
+  type NewAppRecord,
   parseAppHandle,
   type RunOptDescription,
   type RunRequest,
@@ -44,7 +45,6 @@ import {
   SubmissionOutcomeUnknownError,
   WaitTimeoutError,
 } from './errors.js';
-import { type AppStateChangePublisher, NO_PUBLISHER } from './events.js';
 import type { AppRecordStore, ListAppsPage, ListAppsQuery, TransitionOutcome } from './store.js';
 
 /** The environment variable TorchX sets to the app's handle. */
@@ -56,14 +56,22 @@ export interface RunnerOptions {
   store: AppRecordStore;
   /** Default session name; `torchx` like TorchX. */
   sessionName?: string;
-  /** Publishes every accepted transition (the normalized `AppState Change` event). */
-  publisher?: AppStateChangePublisher;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** How long a duplicate request waits for the first one holding its Idempotency-Key (ms). */
   idempotencyWaitMs?: number;
   /** An UNSUBMITTED record the scheduler does not know after this long is marked FAILED (ms). */
   submitGraceMs?: number;
+  /**
+   * Lease of an Idempotency-Key reservation when the request gives no `leaseUntil` (ms; default 30 s, the
+   * API functions' timeout): after it, a retry may take over the reservation of a crashed request.
+   */
+  idempotencyLeaseMs?: number;
+  /**
+   * Waits before looking a native name up again when the name index does not have the record yet (ms;
+   * default 250, 750, 2000).
+   */
+  lateIndexDelaysMs?: readonly number[];
 }
 
 /** Who is asking, and how. */
@@ -76,6 +84,13 @@ export interface RequestContext {
   idempotencyKey?: string;
   /** Passed to components (e.g. the CLI's environment for LOGLEVEL). */
   componentContext?: ComponentContext;
+  /**
+   * Epoch ms by which `run` must answer: a submission still in flight then answers
+   * `SubmissionOutcomeUnknownError` with the handle (the reconciler settles the record).
+   */
+  deadline?: number;
+  /** Epoch ms when this request's process is stopped at the latest (its idempotency lease ends then). */
+  leaseUntil?: number;
 }
 
 /** What `run` returns. */
@@ -125,21 +140,23 @@ export class Runner {
   readonly sessionName: string;
   private readonly schedulers: SchedulerRegistry;
   private readonly store: AppRecordStore;
-  private readonly publisher: AppStateChangePublisher;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly idempotencyWaitMs: number;
   private readonly submitGraceMs: number;
+  private readonly idempotencyLeaseMs: number;
+  private readonly lateIndexDelaysMs: readonly number[];
 
   constructor(options: RunnerOptions) {
     this.schedulers = options.schedulers;
     this.store = options.store;
     this.sessionName = options.sessionName ?? DEFAULT_SESSION;
-    this.publisher = options.publisher ?? NO_PUBLISHER;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? realSleep;
     this.idempotencyWaitMs = options.idempotencyWaitMs ?? 20_000;
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
+    this.idempotencyLeaseMs = options.idempotencyLeaseMs ?? 30_000;
+    this.lateIndexDelaysMs = options.lateIndexDelaysMs ?? [250, 750, 2000];
   }
 
   // ---------------------------------------------------------------- schedulers
@@ -253,9 +270,9 @@ export class Runner {
   /** Dry-runs then schedules an app. */
   async run(app: AppDef, scheduler: string, cfg: Cfg, ctx: RequestContext): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
-    return this.idempotently(ctx, { scheduler, session, cfg, app }, () =>
-      this.schedule(this.dryrun(app, scheduler, cfg, session, ctx.owner), ctx),
-    );
+    // Pure work first: a request that cannot run costs no write.
+    const dryrun = this.dryrun(app, scheduler, cfg, session, ctx.owner);
+    return this.submit(dryrun, ctx, { scheduler, session, cfg, app });
   }
 
   /** Materializes a component, dry-runs it and schedules it. */
@@ -267,12 +284,16 @@ export class Runner {
     ctx: RequestContext,
   ): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
-    return this.idempotently(ctx, { scheduler, session, cfg, component, args }, () =>
-      this.schedule(
-        this.dryrunComponent(component, args, scheduler, cfg, session, ctx.componentContext, ctx.owner),
-        ctx,
-      ),
+    const dryrun = this.dryrunComponent(
+      component,
+      args,
+      scheduler,
+      cfg,
+      session,
+      ctx.componentContext,
+      ctx.owner,
     );
+    return this.submit(dryrun, ctx, { scheduler, session, cfg, component, args });
   }
 
   /** Runs a validated HTTP run request (an AppDef or a component). */
@@ -285,17 +306,23 @@ export class Runner {
 
   /**
    * Submits a dry run: writes the record (UNSUBMITTED), submits, then records SUBMITTED. If the submission
-   * fails the record is marked FAILED with the reason and the error is rethrown. If only the last write
-   * fails, the job runs and the reconciler brings its record up to date.
+   * fails the record is marked FAILED with the reason and the error is rethrown. A submission still in
+   * flight at `ctx.deadline`, or one that failed in a way that may hide an accepted job, answers
+   * {@link SubmissionOutcomeUnknownError} with the handle: the record stays UNSUBMITTED for the reconciler.
+   * If only the last write fails, the job runs and the reconciler brings its record up to date.
    */
   async schedule(dryrun: AppDryRunInfo, ctx: RequestContext): Promise<RunResult> {
+    return this.scheduleAs(this.newRecordOf(dryrun, ctx), dryrun, ctx);
+  }
+
+  /** The record a dry run will be submitted under (pure: names the handle before anything is written). */
+  private newRecordOf(dryrun: AppDryRunInfo, ctx: RequestContext): NewAppRecord {
     const sched = this.schedulers.get(dryrun.scheduler);
     const session = ctx.session ?? this.sessionName;
     const appId = sched.appIdOf(dryrun);
-    const handle = makeAppHandle(dryrun.scheduler, session, appId);
     const createdAt = this.now();
-    const newRecord: Parameters<AppRecordStore['create']>[0] = {
-      handle,
+    const record: NewAppRecord = {
+      handle: makeAppHandle(dryrun.scheduler, session, appId),
       scheduler: dryrun.scheduler,
       session,
       appId,
@@ -309,67 +336,160 @@ export class Runner {
       attempt: 0,
       lastEventTime: createdAt,
     };
-    if (ctx.idempotencyKey !== undefined) newRecord.idempotencyKey = ctx.idempotencyKey;
+    if (ctx.idempotencyKey !== undefined) record.idempotencyKey = ctx.idempotencyKey;
+    return record;
+  }
+
+  private async scheduleAs(newRecord: NewAppRecord, dryrun: AppDryRunInfo, ctx: RequestContext) {
+    const sched = this.schedulers.get(dryrun.scheduler);
+    const handle = newRecord.handle;
     const { record } = await this.store.create(newRecord);
     try {
-      await sched.schedule(dryrun);
+      await this.withinDeadline(sched.schedule(dryrun), ctx.deadline, handle);
     } catch (error) {
-      // A timeout, a dropped connection or a 5xx may hide a submission the backend accepted: the record stays
-      // UNSUBMITTED (non-terminal), so the reconciler finds the job by describe, or marks the record FAILED
-      // once the submit grace period has passed without the scheduler knowing it.
+      // A timeout, a dropped connection, a 5xx or our own deadline may hide a submission the backend
+      // accepted: the record stays UNSUBMITTED (non-terminal), so the reconciler finds the job by describe,
+      // or marks the record FAILED once the submit grace period has passed without the scheduler knowing it.
+      if (error instanceof SubmissionOutcomeUnknownError) throw error;
       if (mayHaveReachedBackend(error)) throw new SubmissionOutcomeUnknownError(handle, error);
-      await this.applyTransition(handle, {
+      const failed: AppStateTransition = {
         state: 'FAILED',
         eventTime: this.now(),
         attempt: 0,
         source: 'submit',
         reason: `submission failed: ${error instanceof Error ? error.message : String(error)}`,
-      }).catch(() => undefined);
+      };
+      // The rejection is what the caller must see, even if recording it fails: the record then stays
+      // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
+      // know the app), so nothing is lost by not surfacing the second error.
+      await this.applyTransition(handle, failed).catch(() => undefined);
       throw error;
     }
-    const outcome = await this.applyTransition(handle, {
-      state: 'SUBMITTED',
-      eventTime: this.now(),
-      attempt: 0,
-      source: 'submit',
-    }).catch(() => undefined);
-    const latest = outcome?.record ?? (await this.store.get(handle).catch(() => undefined)) ?? record;
-    return { handle, record: latest, created: true };
+    try {
+      const outcome = await this.applyTransition(handle, {
+        state: 'SUBMITTED',
+        eventTime: this.now(),
+        attempt: 0,
+        source: 'submit',
+      });
+      return { handle, record: outcome.record ?? record, created: true };
+    } catch {
+      // The job was accepted: answering an error would invite a second submission. The record stays
+      // UNSUBMITTED and the reconciler (or the next refresh) moves it forward from the scheduler's answer.
+      return { handle, record, created: true };
+    }
   }
 
-  private async idempotently(
-    ctx: RequestContext,
-    request: unknown,
-    submit: () => Promise<RunResult>,
-  ): Promise<RunResult> {
+  /** Rejects with {@link SubmissionOutcomeUnknownError} when `work` is still running at `deadline`. */
+  private async withinDeadline<T>(work: Promise<T>, deadline: number | undefined, handle: AppHandle) {
+    if (deadline === undefined) return work;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new SubmissionOutcomeUnknownError(
+              handle,
+              new Error('the scheduler had not answered by the request deadline'),
+            ),
+          ),
+        Math.max(0, deadline - this.now()),
+      );
+    });
+    try {
+      return await Promise.race([work, expired]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Submits `dryrun` once per Idempotency-Key. The reservation belongs to this request (its handle is the
+   * holder, with a lease that ends when the request's function is stopped):
+   * - the same request retried after a lost response gets the handle;
+   * - after a crash, a retry takes the reservation over once the lease has ended, and returns the earlier
+   *   attempt's app if the scheduler knows it (or a reconciler settled it), else submits its own;
+   * - the same key with a different request is {@link IdempotencyConflictError}.
+   */
+  private async submit(dryrun: AppDryRunInfo, ctx: RequestContext, request: unknown): Promise<RunResult> {
+    const newRecord = this.newRecordOf(dryrun, ctx);
     const key = ctx.idempotencyKey;
-    if (key === undefined) return submit();
-    const hash = requestHash(request);
-    const deadline = this.now() + this.idempotencyWaitMs;
-    for (;;) {
-      const reservation = await this.store.reserveIdempotencyKey(ctx.owner, key, hash, this.now());
-      if (reservation.reserved) break;
+    if (key === undefined) return this.scheduleAs(newRecord, dryrun, ctx);
+    const hash = requestHash({ owner: ctx.owner, request });
+    const handle = newRecord.handle;
+    const lease = { holder: handle, until: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs };
+    const waitUntil = Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY);
+    let checkedHolder = false;
+    for (let poll = 0; ; poll++) {
+      const reservation = await this.store.reserveIdempotencyKey(ctx.owner, key, hash, this.now(), lease);
+      if (reservation.reserved) {
+        const earlier = reservation.takenOverFrom;
+        const settled = earlier === undefined ? undefined : await this.settleAbandoned(earlier, handle);
+        if (settled) {
+          await this.store.completeIdempotencyKey(ctx.owner, key, settled.handle);
+          return { handle: settled.handle, record: settled, created: false };
+        }
+        break;
+      }
       if (reservation.requestHash !== hash) throw new IdempotencyConflictError(key);
       if (reservation.handle !== undefined) {
         const record = await this.store.get(reservation.handle);
         if (record) return { handle: record.handle, record, created: false };
       }
-      if (this.now() >= deadline) throw new IdempotencyInProgressError(key);
-      await this.sleep(50);
+      if (!checkedHolder && reservation.holder !== undefined) {
+        // A holder whose record a reconciler already moved past UNSUBMITTED was submitted: return it.
+        checkedHolder = true;
+        const record = await this.store.get(reservation.holder);
+        if (record && record.state !== 'UNSUBMITTED') {
+          return { handle: record.handle, record, created: false };
+        }
+      }
+      if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
+      await this.sleep(Math.min(1000, 50 * 2 ** poll));
     }
+    let result: RunResult;
     try {
-      const result = await submit();
-      await this.store.completeIdempotencyKey(ctx.owner, key, result.handle);
-      return result;
+      result = await this.scheduleAs(newRecord, dryrun, ctx);
     } catch (error) {
       if (error instanceof SubmissionOutcomeUnknownError) {
-        // The job may exist: bind the key to its record so a retry cannot submit it a second time.
+        // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
+        // write fails, the reservation still names this handle as holder, and a retry after the lease finds
+        // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
         await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
       } else {
+        // A definite rejection: free the key for a corrected retry. If this write fails, a retry after the
+        // lease takes the reservation over and finds this FAILED record (the rejection the caller sees now).
         await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
       }
       throw error;
     }
+    // The job was accepted: never release the key now. If completing it fails, the reservation still names
+    // this handle as holder, so a retry finds this app (at once when its record is past UNSUBMITTED, else
+    // through the scheduler after the lease); answering an error here would only invite a retry.
+    await this.store.completeIdempotencyKey(ctx.owner, key, result.handle).catch(() => undefined);
+    return result;
+  }
+
+  /**
+   * The earlier holder of a reservation this request took over (it crashed or timed out mid-submit): its
+   * record if it reached the scheduler (or was settled by the reconciler); undefined when it never did, in
+   * which case its record is marked FAILED and the caller submits its own dry run.
+   */
+  private async settleAbandoned(earlier: AppHandle, successor: AppHandle): Promise<AppRecord | undefined> {
+    if (earlier === successor) return undefined;
+    const record = await this.store.get(earlier);
+    if (!record) return undefined;
+    if (record.state !== 'UNSUBMITTED') return record;
+    const refreshed = await this.refresh(earlier);
+    if (refreshed.state !== 'UNSUBMITTED') return refreshed;
+    await this.applyTransition(earlier, {
+      state: 'FAILED',
+      eventTime: this.now(),
+      attempt: record.attempt,
+      source: 'submit',
+      reason: `the submission was interrupted before it reached the scheduler; retried as ${successor}`,
+    });
+    return undefined;
   }
 
   // ---------------------------------------------------------------- records and status
@@ -436,37 +556,23 @@ export class Runner {
   }
 
   /**
-   * Applies a transition to a record and publishes the normalized event when it is accepted. The single
-   * path for submissions, EventBridge events, local scheduler events, refreshes and the reconciler.
+   * Applies a transition to a record. The single path for submissions, EventBridge events, local scheduler
+   * events, refreshes and the reconciler. Publishes nothing: the `AppState Change` event is produced from
+   * the committed record change (the table's stream; the local outbox in local mode).
    */
   async applyTransition(
     handle: AppHandle,
     transition: AppStateTransition,
     current?: AppRecord,
   ): Promise<TransitionOutcome> {
-    const outcome = await this.store.transition(handle, transition, current);
-    if (outcome.applied && outcome.previous !== outcome.record.state) {
-      const r = outcome.record;
-      const event: Parameters<AppStateChangePublisher['publish']>[0] = {
-        handle: r.handle,
-        scheduler: r.scheduler,
-        appId: r.appId,
-        owner: r.owner,
-        session: r.session,
-        name: r.name,
-        from: outcome.previous,
-        to: r.state,
-        time: new Date(transition.eventTime).toISOString(),
-        source: transition.source,
-      };
-      if (transition.reason !== undefined) event.reason = transition.reason;
-      await this.publisher.publish(event);
-    }
-    return outcome;
+    return this.store.transition(handle, transition, current);
   }
 
   /**
    * Routes a scheduler-native transition (an EventBridge event, a local process exit) to the app's record.
+   * The name index is eventually consistent: an event that arrives right after the submission may not find
+   * the new record yet, so a miss is looked up again after each of `lateIndexDelaysMs` before the event is
+   * taken as foreign. `onIndexMiss` is told about every miss (for a metric).
    *
    * @returns undefined when the app was not launched by us (no record): such events are ignored.
    */
@@ -474,9 +580,16 @@ export class Runner {
     scheduler: string,
     nativeName: string,
     transition: AppStateTransition,
+    observe: { onIndexMiss?: (lookup: number, last: boolean) => void } = {},
   ): Promise<TransitionOutcome | undefined> {
-    const record = await this.store.findByNativeName(scheduler, nativeName);
-    if (!record) return undefined;
+    let record = await this.store.findByNativeName(scheduler, nativeName);
+    for (let i = 0; !record; i++) {
+      const delay = this.lateIndexDelaysMs[i];
+      observe.onIndexMiss?.(i + 1, delay === undefined);
+      if (delay === undefined) return undefined;
+      await this.sleep(delay);
+      record = await this.store.findByNativeName(scheduler, nativeName);
+    }
     return this.applyTransition(record.handle, transition, record);
   }
 

@@ -30,13 +30,41 @@ export interface ListAppsPage {
 
 /** What happened to a transition. */
 export type TransitionOutcome =
-  | { applied: true; previous: AppState; record: AppRecord }
+  | {
+      applied: true;
+      previous: AppState;
+      record: AppRecord;
+      /** The record version this transition wrote (the change's event id is `<handle>#<version>`). */
+      version: number;
+    }
   | { applied: false; reason: 'duplicate' | 'stale' | 'terminal' | 'missing'; record?: AppRecord };
+
+/**
+ * The request holding a reservation: the handle it will submit under, and when its lease ends (epoch ms; no
+ * later than the moment its function is stopped, so a holder past its lease has crashed or timed out).
+ */
+export interface IdempotencyLease {
+  holder: AppHandle;
+  until: number;
+}
 
 /** Result of reserving an idempotency key. */
 export type IdempotencyReservation =
-  | { reserved: true }
-  | { reserved: false; handle?: AppHandle; requestHash: string; reservedAt: number };
+  | {
+      reserved: true;
+      /** Set when this call took over an abandoned reservation (its lease had ended): the earlier holder. */
+      takenOverFrom?: AppHandle;
+    }
+  | {
+      reserved: false;
+      /** The submitted app, once the reservation is completed. */
+      handle?: AppHandle;
+      requestHash: string;
+      reservedAt: number;
+      /** The request that holds the (uncompleted) reservation, and its lease. */
+      holder?: AppHandle;
+      leaseExpiresAt?: number;
+    };
 
 /**
  * Persistence of app records. Every write is conditional: records are created once, transitions only move
@@ -81,13 +109,16 @@ export interface AppRecordStore {
 
   /**
    * Reserves `key` for `owner` before anything is submitted. Exactly one concurrent caller gets
-   * `reserved: true`; the others see the reservation (and the handle once it is completed).
+   * `reserved: true`; the others see the reservation (and the handle once it is completed). With a `lease`,
+   * the reservation belongs to `lease.holder`: the holder's own retried write is recognised as its own, and a
+   * request with the same `requestHash` takes over an uncompleted reservation once its lease has ended.
    */
   reserveIdempotencyKey(
     owner: string,
     key: string,
     requestHash: string,
     now: number,
+    lease?: IdempotencyLease,
   ): Promise<IdempotencyReservation>;
 
   /** Attaches the submitted app's handle to a reservation. */

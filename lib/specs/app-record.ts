@@ -43,8 +43,13 @@ export interface HistoryEntry {
   reason?: string;
 }
 
-/** Most history entries kept per record (older ones are dropped first). */
+/**
+ * Most history entries kept per record: the first {@link HISTORY_HEAD} (how the app started) and the newest
+ * ones; the entries dropped in between are counted in `historyElided`.
+ */
 export const MAX_HISTORY = 50;
+/** History entries kept from the start of a record's history once it is longer than {@link MAX_HISTORY}. */
+export const HISTORY_HEAD = 5;
 
 /** The record the store keeps for one app handle. */
 export interface AppRecord {
@@ -74,6 +79,8 @@ export interface AppRecord {
   /** Epoch ms. */
   updatedAt: number;
   history: HistoryEntry[];
+  /** History entries dropped between the first {@link HISTORY_HEAD} and the newest (absent: none). */
+  historyElided?: number;
   idempotencyKey?: string;
   /** Set when a cancel was requested (epoch ms). */
   cancelRequestedAt?: number;
@@ -158,7 +165,13 @@ export function applyTransition(record: AppRecord, t: AppStateTransition, now: n
   if (record.state !== t.state) {
     const entry: HistoryEntry = { from: record.state, to: t.state, time: t.eventTime, source: t.source };
     if (t.reason !== undefined) entry.reason = t.reason;
-    next.history = [...record.history, entry].slice(-MAX_HISTORY);
+    const history = [...record.history, entry];
+    const excess = history.length - MAX_HISTORY;
+    if (excess > 0) {
+      history.splice(HISTORY_HEAD, excess);
+      next.historyElided = (record.historyElided ?? 0) + excess;
+    }
+    next.history = history;
   }
   return next;
 }

@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from './bounds.js';
 export * from './dynamo-app-record-store.js';
 export * from './errors.js';
 export * from './item-size.js';

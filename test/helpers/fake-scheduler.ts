@@ -19,6 +19,7 @@ import {
   type ListAppResponse,
   makeDescribeAppResponse,
   makeUnique,
+  type RoleStatus,
   RunOpts,
 } from '../../lib/specs/index.js';
 
@@ -36,6 +37,10 @@ export interface FakeJob {
   logs: Map<string, string[]>;
   cancelReasons: string[];
   deleted: boolean;
+  /** Replica statuses describe reports (none when absent). */
+  roles?: RoleStatus[];
+  /** The message describe reports (else the first cancel reason). */
+  msg?: string;
 }
 
 export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
@@ -44,6 +49,11 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
   private counter = 0;
   /** When set, the next schedule() call throws it. */
   failNextSchedule: Error | undefined;
+  /**
+   * When set, the next schedule() call never answers (a hung backend, or a process that died mid-call):
+   * `before-accept` before the job exists, `after-accept` once it does.
+   */
+  hangNextSchedule: 'before-accept' | 'after-accept' | undefined;
 
   constructor(context: SchedulerContext, name = 'fake') {
     super(name, context);
@@ -96,6 +106,9 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       this.failNextSchedule = undefined;
       throw error;
     }
+    const hang = this.hangNextSchedule;
+    this.hangNextSchedule = undefined;
+    if (hang === 'before-accept') return new Promise<string>(() => {});
     const appId = this.appIdOf(dryrun);
     this.jobs.set(appId, {
       request: dryrun.request,
@@ -106,6 +119,7 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       cancelReasons: [],
       deleted: false,
     });
+    if (hang === 'after-accept') return new Promise<string>(() => {});
     return appId;
   }
 
@@ -119,7 +133,8 @@ export class FakeScheduler extends Scheduler<Cfg, FakeRequest> {
       numRestarts: job.attempt,
       attempt: job.attempt,
       updatedAt: job.updatedAt,
-      msg: job.cancelReasons[0] ?? '<NONE>',
+      msg: job.msg ?? job.cancelReasons[0] ?? '<NONE>',
+      ...(job.roles === undefined ? {} : { rolesStatuses: job.roles }),
     });
   }
 

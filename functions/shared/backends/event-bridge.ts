@@ -1,32 +1,9 @@
-/** The EventBridge publisher's client: loaded by the container on the first accepted transition. */
+/** The publisher function's PutEvents call: built once per cold start, on the first stream batch. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import {
-  APP_STATE_CHANGE_DETAIL_TYPE,
-  APP_STATE_CHANGE_SOURCE,
-  type AppStateChangePublisher,
-} from '../../../lib/runner/index.js';
+import type { PutEventsEntry, PutEventsResult } from '../../../lib/events/outbox.js';
 
-/** A publisher that puts each accepted transition on `busName` through `client`. */
-export function eventBridgePublisher(
-  busName: string,
-  created: <T extends object>(client: T) => T,
-): AppStateChangePublisher {
-  const client = created(new EventBridgeClient({}));
-  return {
-    async publish(event) {
-      await client.send(
-        new PutEventsCommand({
-          Entries: [
-            {
-              EventBusName: busName,
-              Source: APP_STATE_CHANGE_SOURCE,
-              DetailType: APP_STATE_CHANGE_DETAIL_TYPE,
-              Resources: [],
-              Detail: JSON.stringify(event),
-            },
-          ],
-        }),
-      );
-    },
-  };
+/** Sends one PutEvents request through one EventBridge client (built once, from the environment). */
+export function eventBridgePutEvents(): (entries: PutEventsEntry[]) => Promise<PutEventsResult> {
+  const client = new EventBridgeClient({});
+  return (entries) => client.send(new PutEventsCommand({ Entries: entries }));
 }

@@ -4,7 +4,8 @@
  * never moves backward.
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { metrics } from '../../../functions/shared/powertools.js';
 import { type AppState, makeAppDef, makeAppHandle, stateRank } from '../../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../../lib/store/index.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
@@ -214,7 +215,17 @@ describe('state-change function', () => {
 
   it('ignores events of jobs it did not launch, and events of other kinds', async () => {
     const doc = batch('doc-example-runnable');
+    const counted = vi.spyOn(metrics, 'addMetric');
     expect(await handleStateChange(doc)).toEqual({ applied: false, reason: 'not an app we launched' });
+    // The name index may lag a new record: looked up again three times, then counted as foreign.
+    const names = counted.mock.calls.map((call) => call[0]);
+    counted.mockRestore();
+    expect(names).toEqual([
+      'EventsLateIndexRetried',
+      'EventsLateIndexRetried',
+      'EventsLateIndexRetried',
+      'EventsForeign',
+    ]);
     expect(
       await handleStateChange({
         source: 'aws.ec2',

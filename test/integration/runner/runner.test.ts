@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type OutboxStore, withLocalOutbox } from '../../../lib/events/local-outbox.js';
 import {
   type AppStateChangeEvent,
   IdempotencyConflictError,
@@ -48,6 +49,7 @@ interface Harness {
   runner: Runner;
   fake: FakeScheduler;
   events: AppStateChangeEvent[];
+  store: OutboxStore;
   clock: { now: number };
 }
 
@@ -72,17 +74,20 @@ async function harness(): Promise<Harness> {
     },
   );
   const events: AppStateChangeEvent[] = [];
+  const store = withLocalOutbox(
+    new DynamoAppRecordStore({ tableName, documentClient: db.documentClient, now }),
+    { publisher: { publish: async (e) => void events.push(e) } },
+  );
   const runner = new Runner({
     schedulers: registry,
-    store: new DynamoAppRecordStore({ tableName, documentClient: db.documentClient, now }),
-    publisher: { publish: async (e) => void events.push(e) },
+    store,
     now,
     sleep: async (ms) => {
       clock.now += ms;
     },
   });
   registry.get('fake');
-  return { runner, fake: fake as FakeScheduler, events, clock };
+  return { runner, fake: fake as FakeScheduler, events, store, clock };
 }
 
 describe('Runner', () => {
@@ -182,7 +187,10 @@ describe('Runner', () => {
         name: 'trainer',
       });
       expect(record.history.map((x) => `${x.from}->${x.to}`)).toEqual(['UNSUBMITTED->SUBMITTED']);
-      expect(h.events.map((e) => `${e.from}->${e.to}`)).toEqual(['UNSUBMITTED->SUBMITTED']);
+      await h.store.drain();
+      expect(h.events.map((e) => `${e.from}->${e.to} ${e.id}`)).toEqual([
+        `UNSUBMITTED->SUBMITTED ${result.handle}#2`,
+      ]);
     });
 
     it('marks the record FAILED with the reason when the submission fails, and rethrows', async () => {

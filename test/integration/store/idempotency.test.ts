@@ -148,4 +148,73 @@ describe('DynamoAppRecordStore idempotency keys', () => {
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
   });
+
+  describe('with a lease', () => {
+    const A = 'aws_batch://torchx/q:attempt-a';
+    const B = 'aws_batch://torchx/q:attempt-b';
+
+    it('recognises its own holder (a retried Put whose first response was lost) as reserved', async () => {
+      const key = freshKey();
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 }),
+      ).toEqual({
+        reserved: true,
+      });
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 1, { holder: A, until: T0 + 30_000 }),
+      ).toEqual({ reserved: true });
+    });
+
+    it('shows the holder and its lease to another request while the lease runs', async () => {
+      const key = freshKey();
+      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 29_999, { holder: B, until: T0 + 60_000 }),
+      ).toEqual({
+        reserved: false,
+        requestHash: 'h',
+        reservedAt: T0,
+        holder: A,
+        leaseExpiresAt: T0 + 30_000,
+      });
+    });
+
+    it('lets the same request take over once the lease has ended, exactly once among concurrent retries', async () => {
+      const key = freshKey();
+      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      const retries = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 30_000, {
+            holder: `aws_batch://torchx/q:retry-${i}`,
+            until: T0 + 60_000,
+          }),
+        ),
+      );
+      const winners = retries.filter((r) => r.reserved);
+      expect(winners).toEqual([{ reserved: true, takenOverFrom: A }]);
+      // The winner asking again (its UpdateItem response lost) still holds it, and still learns whom it replaced.
+      const winner = retries.findIndex((r) => r.reserved);
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 30_001, {
+          holder: `aws_batch://torchx/q:retry-${winner}`,
+          until: T0 + 60_000,
+        }),
+      ).toEqual({ reserved: true, takenOverFrom: A });
+    });
+
+    it('never lets a different request body take over, nor anyone take over a completed reservation', async () => {
+      const key = freshKey();
+      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'other', T0 + 60_000, {
+          holder: B,
+          until: T0 + 90_000,
+        }),
+      ).toMatchObject({ reserved: false, requestHash: 'h', holder: A });
+      await store.completeIdempotencyKey(ALICE, key, A);
+      expect(
+        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 60_000, { holder: B, until: T0 + 90_000 }),
+      ).toEqual({ reserved: false, requestHash: 'h', reservedAt: T0, handle: A });
+    });
+  });
 });

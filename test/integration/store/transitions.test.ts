@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppRecord,
   type AppState,
+  HISTORY_HEAD,
   MAX_HISTORY,
   stateRank,
   ValidationError,
@@ -66,7 +67,7 @@ describe('DynamoAppRecordStore.transition', () => {
     });
   });
 
-  it('reports applied transitions with the previous state and the new record', async () => {
+  it('reports applied transitions with the previous state, the new record and the version written', async () => {
     const record = await created();
     clock.now = T0 + 99_000;
     const outcome = await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
@@ -74,7 +75,9 @@ describe('DynamoAppRecordStore.transition', () => {
       applied: true,
       previous: 'SUBMITTED',
       record: expect.objectContaining({ state: 'RUNNING', updatedAt: T0 + 99_000 }),
+      version: 2,
     });
+    expect((await rawItem(record.handle))?.version).toBe(2);
     if (outcome.applied) expect(await store.get(record.handle)).toEqual(outcome.record);
   });
 
@@ -179,7 +182,7 @@ describe('DynamoAppRecordStore.transition', () => {
     expect(item).toMatchObject({ stateRank: stateRank('SUCCEEDED'), attempt: 1, version: 3 });
   });
 
-  it(`keeps at most MAX_HISTORY (${MAX_HISTORY}) history entries, newest last`, async () => {
+  it(`keeps at most MAX_HISTORY (${MAX_HISTORY}) history entries: the first ones and the newest, newest last`, async () => {
     const record = await created();
     let time = T0;
     for (let attempt = 0; attempt < 30; attempt++) {
@@ -190,7 +193,10 @@ describe('DynamoAppRecordStore.transition', () => {
     const stored = await store.get(record.handle);
     expect(stored?.history).toHaveLength(MAX_HISTORY);
     expect(stored?.history.at(-1)).toMatchObject({ from: 'PENDING', to: 'RUNNING', time });
-    expect(stored?.history[0]?.time).toBe(time - 10 * (MAX_HISTORY - 1));
+    // 60 entries: the first HISTORY_HEAD stay, then the newest; the 10 in between are counted as elided.
+    expect(stored?.history[0]).toMatchObject({ from: 'SUBMITTED', to: 'PENDING', time: T0 + 10 });
+    expect(stored?.history[HISTORY_HEAD]?.time).toBe(time - 10 * (MAX_HISTORY - HISTORY_HEAD - 1));
+    expect(stored?.historyElided).toBe(60 - MAX_HISTORY);
   });
 
   it.each([

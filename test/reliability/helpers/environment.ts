@@ -41,6 +41,11 @@ export interface FunctionsEnvironment {
    * SDK still serializes, signs and parses. Undefined: calls go to dynalite.
    */
   setDynamoResponder(responder: ((operation: string) => unknown) | undefined): void;
+  /**
+   * The next call of `command` (e.g. `PutItemCommand`) loses its response: the request reaches DynamoDB (with
+   * `afterWrite`, it is applied) and the client sees a timeout, under the SDK's own retries.
+   */
+  loseNextDynamoResponse(command: string, afterWrite: boolean): void;
   /** Injected DynamoDB faults by kind. */
   dynamoInjected: { throttling: number; server: number; timeout: number; timeoutAfterWrite: number };
   close(): Promise<void>;
@@ -79,6 +84,7 @@ export async function startFunctionsEnvironment(
   let faults: FaultOptions | undefined;
   let responder: ((operation: string) => unknown) | undefined;
   let faultTurn = 0;
+  let lose: { command: string; afterWrite: boolean } | undefined;
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
   container.configureClients((client) => {
@@ -94,34 +100,43 @@ export async function startFunctionsEnvironment(
       { step: 'initialize', name: 'reliabilityCallCounter' },
     );
     stack.add(
-      (next: (args: unknown) => Promise<unknown>) => async (args: unknown) => {
-        if (responder) {
-          const request = (args as { request: { headers: Record<string, string> } }).request;
-          const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-          const answer = responder(operation);
-          const response = new HttpResponse({
-            statusCode: 200,
-            headers: { 'content-type': 'application/x-amz-json-1.0' },
-            body: Readable.from([Buffer.from(JSON.stringify(answer))]),
-          });
-          return { response, output: undefined };
-        }
-        if (!faults || faults.random() >= faults.rate) return next(args);
-        const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
-          | 'throttling'
-          | 'server'
-          | 'timeout';
-        if (kind === 'timeout') {
-          const afterWrite = faults.random() < 0.5;
-          if (afterWrite) {
-            dynamoInjected.timeoutAfterWrite += 1;
-            await next(args);
-          } else dynamoInjected.timeout += 1;
-          throw Object.assign(new Error('socket timed out (injected)'), { name: 'TimeoutError' });
-        }
-        dynamoInjected[kind] += 1;
-        return { response: dynamoErrorResponse(kind), output: undefined };
-      },
+      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
+        async (args: unknown) => {
+          if (lose && lose.command === context.commandName) {
+            const { afterWrite } = lose;
+            lose = undefined;
+            if (afterWrite) await next(args);
+            throw Object.assign(new Error('socket timed out (injected, response lost)'), {
+              name: 'TimeoutError',
+            });
+          }
+          if (responder) {
+            const request = (args as { request: { headers: Record<string, string> } }).request;
+            const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+            const answer = responder(operation);
+            const response = new HttpResponse({
+              statusCode: 200,
+              headers: { 'content-type': 'application/x-amz-json-1.0' },
+              body: Readable.from([Buffer.from(JSON.stringify(answer))]),
+            });
+            return { response, output: undefined };
+          }
+          if (!faults || faults.random() >= faults.rate) return next(args);
+          const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
+            | 'throttling'
+            | 'server'
+            | 'timeout';
+          if (kind === 'timeout') {
+            const afterWrite = faults.random() < 0.5;
+            if (afterWrite) {
+              dynamoInjected.timeoutAfterWrite += 1;
+              await next(args);
+            } else dynamoInjected.timeout += 1;
+            throw Object.assign(new Error('socket timed out (injected)'), { name: 'TimeoutError' });
+          }
+          dynamoInjected[kind] += 1;
+          return { response: dynamoErrorResponse(kind), output: undefined };
+        },
       { step: 'deserialize', priority: 'low', name: 'reliabilityFaults' },
     );
   });
@@ -148,6 +163,9 @@ export async function startFunctionsEnvironment(
     },
     setDynamoResponder(next) {
       responder = next;
+    },
+    loseNextDynamoResponse(command, afterWrite) {
+      lose = { command, afterWrite };
     },
     dynamoInjected,
     async close() {

@@ -100,6 +100,8 @@ export class FakeAws {
   faults: FaultOptions | undefined;
   /** The next call of this action times out: before the backend sees it, or after it accepted it. */
   nextTimeout: { action: string; afterAccept: boolean } | undefined;
+  /** The next call of this action is accepted and then never answered (a hung connection). */
+  hangNext: string | undefined;
   private readonly batch: AnyStub;
   private readonly sagemaker: AnyStub;
   private readonly logs: AnyStub;
@@ -173,6 +175,10 @@ export class FakeAws {
         this.count(`Batch.${action}`);
         const timeoutAfter = this.maybeFault('batch', action, accepts);
         const output = fn(input);
+        if (this.hangNext === action) {
+          this.hangNext = undefined;
+          return new Promise<never>(() => {});
+        }
         if (timeoutAfter) throw sdkError('batch', 'timeout', `${action} (after accept)`);
         return output;
       });

@@ -36,7 +36,7 @@ afterAll(() => {
 
 describe('Lambda bundles (real esbuild bundling)', () => {
   it('writes one ESM bundle with a source map per function', () => {
-    expect(bundles.size).toBe(11);
+    expect(bundles.size).toBe(12);
     for (const [name, file] of bundles) {
       expect(existsSync(file), name).toBe(true);
       expect(existsSync(`${file}.map`), name).toBe(true);

@@ -29,7 +29,6 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
     'dynamodb:GetItem',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
-    'events:PutEvents',
     'batch:DescribeJobDefinitions',
     'batch:RegisterJobDefinition',
     'batch:SubmitJob',
@@ -42,7 +41,6 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
   Status: [
     'dynamodb:GetItem',
     'dynamodb:UpdateItem',
-    'events:PutEvents',
     'batch:DescribeJobs',
     'batch:ListJobs',
     'sagemaker:DescribeTrainingJob',
@@ -80,7 +78,6 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
     'dynamodb:GetItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
-    'events:PutEvents',
     'sqs:GetQueueAttributes',
     'sqs:GetQueueUrl',
     'sqs:SendMessage',
@@ -89,10 +86,20 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
     'dynamodb:GetItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
-    'events:PutEvents',
     'batch:DescribeJobs',
     'batch:ListJobs',
     'sagemaker:DescribeTrainingJob',
+  ],
+  // The outbox publisher: reads the table's stream, puts events on the bus, sends what fails to its queue.
+  Publisher: [
+    'dynamodb:DescribeStream',
+    'dynamodb:GetRecords',
+    'dynamodb:GetShardIterator',
+    'dynamodb:ListStreams',
+    'events:PutEvents',
+    'sqs:GetQueueAttributes',
+    'sqs:GetQueueUrl',
+    'sqs:SendMessage',
   ],
 };
 
@@ -103,6 +110,15 @@ const STAR_ONLY_ACTIONS = new Set([
   'batch:ListJobs',
   'batch:DescribeJobs',
   'batch:DescribeJobDefinitions',
+  'dynamodb:ListStreams',
+]);
+
+/** Reading the table's stream (the outbox publisher), granted on the stream ARN. */
+const STREAM_ACTIONS = new Set([
+  'dynamodb:DescribeStream',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+  'dynamodb:ListStreams',
 ]);
 
 const NAMES = Object.keys(EXPECTED_ACTIONS);
@@ -146,7 +162,9 @@ describe('TorchxServerless least privilege', () => {
   it('grants item actions on the table only, and each Query on exactly one index', () => {
     for (const name of NAMES) {
       for (const statement of statementsOf(defaults, name)) {
-        const items = statement.actions.filter((a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query');
+        const items = statement.actions.filter(
+          (a) => a.startsWith('dynamodb:') && a !== 'dynamodb:Query' && !STREAM_ACTIONS.has(a),
+        );
         if (items.length > 0) expect(statement.resources).toEqual([tableArn(defaults)]);
       }
     }
@@ -161,10 +179,19 @@ describe('TorchxServerless least privilege', () => {
     ]);
   });
 
-  it("lets functions publish only on the stack's own bus", () => {
+  it("lets only the outbox publisher read the table's stream, on the stream ARN", () => {
+    const streamArn = `\${${logicalIdOf(defaults.stack.txs.table.node.defaultChild as never)}.StreamArn}`;
+    expect(resourcesFor(defaults, 'Publisher', 'dynamodb:GetRecords')).toEqual([streamArn]);
+    for (const name of NAMES.filter((n) => n !== 'Publisher')) {
+      expect(actionsOf(defaults, name).filter((a) => STREAM_ACTIONS.has(a))).toEqual([]);
+    }
+  });
+
+  it("lets only the outbox publisher put events, and only on the stack's own bus", () => {
     const bus = `\${${logicalIdOf(defaults.stack.txs.eventBus.node.defaultChild as never)}.Arn}`;
-    for (const name of ['Run', 'Status', 'StateChange', 'Reconciler']) {
-      expect(resourcesFor(defaults, name, 'events:PutEvents')).toEqual([bus]);
+    expect(resourcesFor(defaults, 'Publisher', 'events:PutEvents')).toEqual([bus]);
+    for (const name of NAMES.filter((n) => n !== 'Publisher')) {
+      expect(actionsOf(defaults, name)).not.toContain('events:PutEvents');
     }
   });
 });

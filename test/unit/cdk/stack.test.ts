@@ -18,6 +18,7 @@ const FUNCTION_NAMES = [
   ...ROUTES.map((r) => r.name),
   EVENT_FUNCTIONS.stateChange.name,
   EVENT_FUNCTIONS.reconciler.name,
+  EVENT_FUNCTIONS.publisher.name,
 ];
 
 type Resources = Record<
@@ -414,7 +415,8 @@ describe('TorchxServerless alarms', () => {
 
   it('notifies the alarm topic from every alarm when one is given', () => {
     const alarms = Object.values(resources(tuned, 'AWS::CloudWatch::Alarm'));
-    expect(alarms.length).toBe(FUNCTION_NAMES.length + 2);
+    // Per function, the DLQ and 5xx alarms, and the outbox's unpublished-changes and stream-behind alarms.
+    expect(alarms.length).toBe(FUNCTION_NAMES.length + 4);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([ALARM_TOPIC]);
     for (const alarm of Object.values(resources(defaults, 'AWS::CloudWatch::Alarm')))
       expect(alarm.Properties.AlarmActions).toBeUndefined();
@@ -422,10 +424,17 @@ describe('TorchxServerless alarms', () => {
 });
 
 describe('TorchxServerlessStack outputs', () => {
-  it('outputs the API URL, table, bus and dead-letter queue', () => {
+  it('outputs the API URL, table, bus and the two dead-letter queues', () => {
     const outputs = defaults.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual(
-      ['ApiUrl', 'DeadLetterQueueUrl', 'EventBusArn', 'EventBusName', 'TableName'].sort(),
+      [
+        'ApiUrl',
+        'DeadLetterQueueUrl',
+        'EventBusArn',
+        'EventBusName',
+        'OutboxDeadLetterQueueUrl',
+        'TableName',
+      ].sort(),
     );
     expect(render(outputs.ApiUrl?.Value)).toMatch(
       /^https:\/\/\$\{TxsApi\w+\}\.execute-api\.\$\{AWS::Region\}\.\$\{AWS::URLSuffix\}\/\$\{TxsApiDeploymentStagedev\w+\}\/$/,
@@ -433,5 +442,42 @@ describe('TorchxServerlessStack outputs', () => {
     expect(render(outputs.TableName?.Value)).toBe(
       `\${${logicalIdOf(defaults.stack.txs.table.node.defaultChild as never)}}`,
     );
+  });
+});
+
+describe('TorchxServerless outbox', () => {
+  it('streams new and old images of the app table to the publisher, reporting batch item failures', () => {
+    const table = logicalIdOf(defaults.stack.txs.table.node.defaultChild as never);
+    defaults.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_AND_OLD_IMAGES' },
+    });
+    defaults.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: logicalIdOf(cfnFunctionOf(defaults.stack, 'Publisher')) },
+      EventSourceArn: { 'Fn::GetAtt': [table, 'StreamArn'] },
+      StartingPosition: 'TRIM_HORIZON',
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      BisectBatchOnFunctionError: true,
+      ParallelizationFactor: 1,
+      MaximumRetryAttempts: 10,
+      DestinationConfig: {
+        OnFailure: {
+          Destination: {
+            'Fn::GetAtt': [
+              logicalIdOf(defaults.stack.txs.outbox.deadLetterQueue.node.defaultChild as never),
+              'Arn',
+            ],
+          },
+        },
+      },
+    });
+  });
+
+  it('alarms when a change lands in the outbox dead-letter queue', () => {
+    const queue = logicalIdOf(defaults.stack.txs.outbox.deadLetterQueue.node.defaultChild as never);
+    defaults.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+      Threshold: 1,
+    });
   });
 });

@@ -4,6 +4,7 @@ import {
   type AppStateTransition,
   applyTransition,
   decideTransition,
+  HISTORY_HEAD,
   MAX_HISTORY,
   makeAppDef,
 } from '../../../lib/specs/index.js';
@@ -103,5 +104,17 @@ describe('applyTransition', () => {
       MAX_HISTORY,
     );
     expect(record.history.at(-1)?.to).toBe(record.state);
+  });
+
+  it('keeps the first HISTORY_HEAD and the newest entries, counting the ones dropped in between', () => {
+    let record = base;
+    const total = MAX_HISTORY + 10;
+    for (let i = 0; i < total; i++) {
+      record = applyTransition(record, t(i % 2 === 0 ? 'PENDING' : 'RUNNING', i, i + 2), i + 2);
+    }
+    expect(record.history.slice(0, HISTORY_HEAD).map((h) => h.time)).toEqual([2, 3, 4, 5, 6]);
+    expect(record.history.at(-1)?.time).toBe(total + 1);
+    expect(record.history[HISTORY_HEAD]?.time).toBe(2 + HISTORY_HEAD + (total - MAX_HISTORY));
+    expect(record.historyElided).toBe(total - MAX_HISTORY);
   });
 });

@@ -1,0 +1,75 @@
+/**
+ * Local mode's outbox (dynalite has no streams): a store wrapper that, once a transition's write has
+ * committed, queues the change's event and publishes it in order, retrying with back-off. Publishing never
+ * runs before the commit and never fails the request that made the change. A process crash between the
+ * commit and the publication loses the local event (local events only feed the server's console); the
+ * deployed stack publishes from the table's stream instead.
+ *
+ * @module
+ */
+import type { AppRecordStore, AppStateChangePublisher, TransitionOutcome } from '../runner/index.js';
+import type { AppHandle, AppRecord, AppStateTransition } from '../specs/index.js';
+import { changeEventOf } from './outbox.js';
+
+/** Options of {@link withLocalOutbox}. */
+export interface LocalOutboxOptions {
+  /** Where events go. */
+  publisher: AppStateChangePublisher;
+  /** Attempts per event (default 5). */
+  attempts?: number;
+  /** Back-off between attempts (default: 100 ms, doubling). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Called with an event that failed every attempt. */
+  onGiveUp?: (error: unknown) => void;
+}
+
+/** A store whose committed transitions are published; `drain` waits for the queue. */
+export type OutboxStore = AppRecordStore & {
+  /** Resolves when every queued event was published or given up. */
+  drain(): Promise<void>;
+};
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Wraps `store` so every committed state change is published after the write, at least once per process.
+ *
+ * @example
+ * ```ts
+ * const store = withLocalOutbox(dynamoStore, { publisher: { publish: async (e) => console.log(e.id) } });
+ * ```
+ */
+export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptions): OutboxStore {
+  const attempts = options.attempts ?? 5;
+  const sleep = options.sleep ?? realSleep;
+  let queue: Promise<void> = Promise.resolve();
+  const deliver = async (event: NonNullable<ReturnType<typeof changeEventOf>>): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await options.publisher.publish(event);
+        return;
+      } catch (error) {
+        if (attempt >= attempts) {
+          options.onGiveUp?.(error);
+          return;
+        }
+        await sleep(100 * 2 ** (attempt - 1));
+      }
+    }
+  };
+  const wrapper: OutboxStore = Object.create(store) as OutboxStore;
+  wrapper.transition = async (
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome> => {
+    const outcome = await store.transition(handle, transition, current);
+    if (outcome.applied) {
+      const event = changeEventOf(outcome.previous, outcome.record, outcome.version);
+      if (event !== undefined) queue = queue.then(() => deliver(event));
+    }
+    return outcome;
+  };
+  wrapper.drain = () => queue;
+  return wrapper;
+}

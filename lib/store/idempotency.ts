@@ -1,0 +1,242 @@
+/**
+ * Idempotency reservations: one item per (owner, Idempotency-Key), reserved with a conditional Put so
+ * exactly one concurrent caller wins, completed with the submitted app's handle, released when the
+ * submission failed.
+ *
+ * @module
+ */
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { IdempotencyLease, IdempotencyReservation } from '../runner/store.js';
+import type { AppHandle, FieldIssue } from '../specs/index.js';
+import { call, type Item, putIfAbsent, type StoreContext } from './context.js';
+import { IdempotencyReservationError, isConditionalCheckFailed, StoreConflictError } from './errors.js';
+import { IDEMPOTENCY_SORT_KEY, idempotencyPartitionKey } from './keys.js';
+import { TABLE_ATTRIBUTES as A } from './table.js';
+import {
+  MAX_HANDLE_BYTES,
+  requireText,
+  requireTime,
+  throwIfIssues,
+  validateIdempotencyKey,
+} from './validation.js';
+
+/** `entity` attribute value of reservation items. */
+const IDEMPOTENCY_ENTITY = 'Idempotency';
+
+/** The primary key of the reservation of `key` for `owner`. */
+function reservationKey(owner: string, key: string): Item {
+  return { [A.partitionKey]: idempotencyPartitionKey(owner, key), [A.sortKey]: IDEMPOTENCY_SORT_KEY };
+}
+
+/** The idempotency half of the store: reserve, complete, release. */
+export class IdempotencyKeys {
+  constructor(private readonly context: StoreContext) {}
+
+  /**
+   * Reserves `key` for `owner` with a conditional Put. Exactly one concurrent caller gets
+   * `reserved: true`; the others get the reservation as stored (with the handle once completed).
+   * Reservations expire after the idempotency TTL (24 h by default).
+   *
+   * With a `lease`, the reservation records its holder and lease end:
+   * - a Put whose response was lost (the SDK's retry then fails its condition) is recognised by the holder
+   *   and still reserves;
+   * - an uncompleted reservation with the same `requestHash` whose lease has ended is taken over with a
+   *   conditional UpdateItem on the holder and lease it read (`takenOverFrom` names the earlier holder).
+   *
+   * @throws ValidationError naming `idempotencyKey`, `owner`, `requestHash` or `lease`.
+   */
+  async reserve(
+    owner: string,
+    key: string,
+    requestHash: string,
+    now: number,
+    lease?: IdempotencyLease,
+  ): Promise<IdempotencyReservation> {
+    const issues: FieldIssue[] = [];
+    requireText(issues, 'owner', owner, 1024);
+    validateIdempotencyKey(issues, key);
+    requireText(issues, 'requestHash', requestHash, 1024);
+    requireTime(issues, 'now', now, false);
+    if (lease !== undefined) {
+      requireText(issues, 'lease.holder', lease.holder, MAX_HANDLE_BYTES);
+      requireTime(issues, 'lease.until', lease.until, false);
+    }
+    throwIfIssues('idempotency reservation', issues);
+    const nowSeconds = Math.floor(now / 1000);
+    const item: Item = {
+      ...reservationKey(owner, key),
+      entity: IDEMPOTENCY_ENTITY,
+      owner,
+      idempotencyKey: key,
+      requestHash,
+      reservedAt: now,
+      [A.expiresAt]: nowSeconds + this.context.idempotencyTtlSeconds,
+    };
+    if (lease !== undefined) {
+      item.holder = lease.holder;
+      item.leaseExpiresAt = lease.until;
+    }
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (await putIfAbsent(this.context, item, nowSeconds)) return { reserved: true };
+      const existing = await this.getItem(owner, key);
+      const expiresAt = existing?.[A.expiresAt];
+      if (!existing || (typeof expiresAt === 'number' && expiresAt <= nowSeconds)) continue;
+      const completed = typeof existing.handle === 'string';
+      if (lease !== undefined && !completed && existing.holder === lease.holder) {
+        // Our own write (its response was lost and the SDK's retry failed the condition), or our takeover.
+        const previous = existing.previousHolder;
+        return typeof previous === 'string'
+          ? { reserved: true, takenOverFrom: previous }
+          : { reserved: true };
+      }
+      const leaseEnd = existing.leaseExpiresAt;
+      if (
+        lease !== undefined &&
+        !completed &&
+        existing.requestHash === requestHash &&
+        typeof existing.holder === 'string' &&
+        typeof leaseEnd === 'number' &&
+        leaseEnd <= now
+      ) {
+        if (await this.takeOver(owner, key, existing.holder, leaseEnd, lease)) {
+          return { reserved: true, takenOverFrom: existing.holder };
+        }
+        continue;
+      }
+      const reservation: IdempotencyReservation = {
+        reserved: false,
+        requestHash: String(existing.requestHash),
+        reservedAt: Number(existing.reservedAt),
+      };
+      if (completed) reservation.handle = existing.handle as string;
+      else if (typeof existing.holder === 'string') {
+        reservation.holder = existing.holder;
+        if (typeof leaseEnd === 'number') reservation.leaseExpiresAt = leaseEnd;
+      }
+      return reservation;
+    }
+    throw new StoreConflictError(
+      `Idempotency key '${key}' kept being reserved and released concurrently; try again`,
+    );
+  }
+
+  /**
+   * Moves an abandoned reservation to a new holder: one UpdateItem conditioned on the holder and lease end
+   * that were read and on the reservation still being uncompleted, so one of several retries wins.
+   *
+   * @returns false when the reservation changed since it was read.
+   */
+  private async takeOver(
+    owner: string,
+    key: string,
+    holder: string,
+    leaseEnd: number,
+    lease: IdempotencyLease,
+  ): Promise<boolean> {
+    const { client, tableName } = this.context;
+    try {
+      await call(this.context, 'UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: reservationKey(owner, key),
+            UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
+            ConditionExpression:
+              '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
+            ExpressionAttributeNames: {
+              '#holder': 'holder',
+              '#lease': 'leaseExpiresAt',
+              '#previous': 'previousHolder',
+              '#handle': 'handle',
+            },
+            ExpressionAttributeValues: {
+              ':holder': lease.holder,
+              ':lease': lease.until,
+              ':previous': holder,
+              ':previousLease': leaseEnd,
+            },
+          }),
+        ),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Attaches the submitted app's handle to a reservation (idempotent for the same handle).
+   *
+   * @throws IdempotencyReservationError when the reservation is gone or bound to another handle.
+   */
+  async complete(owner: string, key: string, handle: AppHandle): Promise<void> {
+    const issues: FieldIssue[] = [];
+    requireText(issues, 'owner', owner, 1024);
+    validateIdempotencyKey(issues, key);
+    requireText(issues, 'handle', handle, MAX_HANDLE_BYTES);
+    throwIfIssues('idempotency completion', issues);
+    const { client, tableName } = this.context;
+    try {
+      await call(this.context, 'UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: reservationKey(owner, key),
+            UpdateExpression: 'SET #handle = :handle',
+            ConditionExpression:
+              'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
+            ExpressionAttributeNames: { '#pk': A.partitionKey, '#handle': 'handle' },
+            ExpressionAttributeValues: { ':handle': handle },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      const existing = await this.getItem(owner, key);
+      throw new IdempotencyReservationError(
+        existing
+          ? `Idempotency key '${key}' is already bound to ${String(existing.handle)}, not ${handle}`
+          : `Idempotency key '${key}' has no reservation to complete (it expired or was released); ` +
+              `${handle} was submitted without one`,
+      );
+    }
+  }
+
+  /** Drops a reservation whose submission failed. A completed reservation (with a handle) is kept. */
+  async release(owner: string, key: string): Promise<void> {
+    const issues: FieldIssue[] = [];
+    requireText(issues, 'owner', owner, 1024);
+    validateIdempotencyKey(issues, key);
+    throwIfIssues('idempotency release', issues);
+    const { client, tableName } = this.context;
+    try {
+      await call(this.context, 'DeleteItem', () =>
+        client.send(
+          new DeleteCommand({
+            TableName: tableName,
+            Key: reservationKey(owner, key),
+            ConditionExpression: 'attribute_not_exists(#handle)',
+            ExpressionAttributeNames: { '#handle': 'handle' },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  private async getItem(owner: string, key: string): Promise<Item | undefined> {
+    const { client, tableName } = this.context;
+    const output = await call(this.context, 'GetItem', () =>
+      client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: reservationKey(owner, key),
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return output.Item;
+  }
+}

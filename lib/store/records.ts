@@ -1,0 +1,300 @@
+/**
+ * App records: create once, read consistently, move forward by conditional transitions, mark a cancel
+ * request. Every write is conditional:
+ * - records are created once (`attribute_not_exists(pk)`);
+ * - a transition is one conditional UpdateItem whose condition is the record's `version` (optimistic
+ *   concurrency, so the bounded history is computed from exactly the item it replaces) and
+ *   {@link forwardTransitionCondition}, the forward rule of `decideTransition` written as a DynamoDB
+ *   condition.
+ *
+ * @module
+ */
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { TransitionOutcome } from '../runner/store.js';
+import {
+  type AppHandle,
+  type AppRecord,
+  type AppStateTransition,
+  applyTransition,
+  decideTransition,
+  type FieldIssue,
+  isAppState,
+  isTerminal,
+  type NewAppRecord,
+  stateRank,
+  UnknownAppError,
+} from '../specs/index.js';
+import { appItem, expiryOf, recordOf, storable } from './app-items.js';
+import { boundRecord } from './bounds.js';
+import { call, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
+import { isConditionalCheckFailed, RecordTooLargeError, StoreConflictError } from './errors.js';
+import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
+import { APP_SORT_KEY, appPartitionKey } from './keys.js';
+import { TABLE_ATTRIBUTES as A } from './table.js';
+import { requireTime, throwIfIssues, validateNewRecord } from './validation.js';
+
+/** Sort rank of the terminal states (all share the top rank). */
+const TERMINAL_RANK = stateRank('SUCCEEDED');
+
+/** A condition expression with its placeholders. */
+export interface ConditionParts {
+  expression: string;
+  names: Record<string, string>;
+  values: Record<string, unknown>;
+}
+
+/**
+ * The forward rule of `decideTransition` as a DynamoDB condition on an app item: the item exists, it is not
+ * terminal (`stateRank` below the terminal rank), and the transition has a higher attempt, or the same
+ * attempt and a higher state rank, or the same attempt and rank and a later event time.
+ *
+ * @example
+ * ```ts
+ * const c = forwardTransitionCondition({ state: 'RUNNING', attempt: 0, eventTime: 20 });
+ * // c.expression: 'attribute_exists(#pk) AND #stateRank < :terminalRank AND (#attempt < :nextAttempt OR ...)'
+ * ```
+ */
+export function forwardTransitionCondition(
+  transition: Pick<AppStateTransition, 'state' | 'attempt' | 'eventTime'>,
+): ConditionParts {
+  return {
+    expression:
+      'attribute_exists(#pk) AND #stateRank < :terminalRank AND (#attempt < :nextAttempt' +
+      ' OR (#attempt = :nextAttempt AND #stateRank < :nextRank)' +
+      ' OR (#attempt = :nextAttempt AND #stateRank = :nextRank AND #lastEventTime < :nextEventTime))',
+    names: {
+      '#pk': A.partitionKey,
+      '#stateRank': 'stateRank',
+      '#attempt': 'attempt',
+      '#lastEventTime': 'lastEventTime',
+    },
+    values: {
+      ':terminalRank': TERMINAL_RANK,
+      ':nextAttempt': transition.attempt,
+      ':nextRank': stateRank(transition.state),
+      ':nextEventTime': transition.eventTime,
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The record half of the store: create, get, transition, markCancelRequested. */
+export class AppRecords {
+  /** Raw items behind records this store returned, so a transition can start from a record just read. */
+  private readonly itemsOfRecords = new WeakMap<AppRecord, Item>();
+
+  constructor(private readonly context: StoreContext) {}
+
+  /**
+   * Creates the record unless one exists for the handle (conditional Put).
+   *
+   * @throws ValidationError naming the field when the record cannot be stored (empty index keys, an app
+   *   or cfg too large for a DynamoDB item).
+   */
+  async create(input: NewAppRecord): Promise<{ record: AppRecord; created: boolean }> {
+    const record: AppRecord = storable({
+      ...input,
+      roles: input.roles ?? [],
+      numRestarts: input.numRestarts ?? 0,
+      attempt: input.attempt ?? 0,
+      lastEventTime: input.lastEventTime ?? input.createdAt,
+      updatedAt: input.createdAt,
+      history: [],
+    });
+    validateNewRecord(record, () => itemSize(this.appItem(record, 1)));
+    const item = this.appItem(record, 1);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (await putIfAbsent(this.context, item, nowSeconds(this.context))) return { record, created: true };
+      const existing = await this.get(record.handle);
+      if (existing) return { record: existing, created: false };
+    }
+    throw new StoreConflictError(
+      `Could not create the record of ${record.handle}: it kept changing; try again`,
+    );
+  }
+
+  /** The record for a handle (strongly consistent), or undefined; records past their TTL count as gone. */
+  async get(handle: AppHandle): Promise<AppRecord | undefined> {
+    const item = await this.getAppItem(handle);
+    if (!item) return undefined;
+    const record = recordOf(item);
+    this.itemsOfRecords.set(record, item);
+    return record;
+  }
+
+  /**
+   * Applies a transition if `decideTransition` accepts it. Reads the record, decides, and writes the new
+   * record with one UpdateItem conditioned on the version it read and on the forward rule; when another
+   * writer got there first, it reads again and decides again. Concurrent transitions of one app are thus
+   * applied as if delivered one after the other.
+   *
+   * `current`, a record this store just returned (e.g. from `findByNativeName`), saves the first read; if it
+   * is no longer current the versioned write fails and the loop reads again, so it is only a hint.
+   *
+   * @throws StoreConflictError when it lost `maxTransitionAttempts` races in a row (nothing was written).
+   * @throws ValidationError when the transition's numbers are not finite and non-negative.
+   */
+  async transition(
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome> {
+    const issues: FieldIssue[] = [];
+    if (!isAppState(transition.state))
+      issues.push({ path: 'transition.state', message: 'must be an AppState' });
+    requireTime(issues, 'transition.eventTime', transition.eventTime, false);
+    if (!(Number.isInteger(transition.attempt) && transition.attempt >= 0)) {
+      issues.push({ path: 'transition.attempt', message: 'must be a non-negative integer' });
+    }
+    throwIfIssues('transition', issues);
+
+    const hint =
+      current !== undefined && current.handle === handle ? this.itemsOfRecords.get(current) : undefined;
+    for (let attempt = 0; attempt < this.context.maxTransitionAttempts; attempt++) {
+      const item = attempt === 0 && hint !== undefined ? hint : await this.getAppItem(handle);
+      if (!item) return { applied: false, reason: 'missing' };
+      const record = recordOf(item);
+      const decision = decideTransition(record, transition);
+      // Records only move forward, so an event that does not move a (possibly older) hint forward cannot
+      // move the current record forward either: no fresh read is needed to turn it away.
+      if (decision !== 'apply') return { applied: false, reason: decision, record };
+      const next = boundRecord(storable(applyTransition(record, transition, this.context.now())), (r) =>
+        itemSize(this.appItem(r, 0)),
+      );
+      const version = await this.writeTransition(item, next, transition);
+      if (version !== undefined) return { applied: true, previous: record.state, record: next, version };
+      await sleep(Math.random() * Math.min(25, 2 ** attempt));
+    }
+    throw new StoreConflictError(
+      `The transition of ${handle} to ${transition.state} kept conflicting with concurrent updates; ` +
+        'nothing was written, deliver it again',
+    );
+  }
+
+  /**
+   * Records that a cancel was requested; the first request's time is kept.
+   *
+   * @throws UnknownAppError when there is no record for the handle.
+   */
+  async markCancelRequested(handle: AppHandle, at: number): Promise<void> {
+    const issues: FieldIssue[] = [];
+    requireTime(issues, 'at', at, false);
+    throwIfIssues('cancel request', issues);
+    const { client, tableName } = this.context;
+    try {
+      await call(this.context, 'UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
+            UpdateExpression: 'SET #cancelRequestedAt = if_not_exists(#cancelRequestedAt, :at)',
+            ConditionExpression: 'attribute_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': A.partitionKey, '#cancelRequestedAt': 'cancelRequestedAt' },
+            ExpressionAttributeValues: { ':at': at },
+          }),
+        ),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw new UnknownAppError(handle);
+      throw error;
+    }
+  }
+
+  /** The item of an app record at `version`, with this store's retention. */
+  private appItem(record: AppRecord, version: number): Item {
+    return appItem(record, version, this.context.retentionSeconds);
+  }
+
+  /** The app item for a handle (consistent read), or undefined when absent or past its TTL. */
+  private async getAppItem(handle: AppHandle): Promise<Item | undefined> {
+    const { client, tableName } = this.context;
+    const output = await call(this.context, 'GetItem', () =>
+      client.send(
+        new GetCommand({
+          TableName: tableName,
+          Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    const item = output.Item;
+    if (!item) return undefined;
+    const expiresAt = item[A.expiresAt];
+    if (typeof expiresAt === 'number' && expiresAt <= nowSeconds(this.context)) return undefined;
+    return item;
+  }
+
+  /**
+   * Writes an accepted transition: one UpdateItem conditioned on the version that was read and on the
+   * forward rule. Entering a terminal state removes `activeKey` and sets `expiresAt`.
+   *
+   * @returns the version written, or undefined when the item changed since it was read (the caller reads and
+   *   decides again).
+   */
+  private async writeTransition(
+    item: Item,
+    next: AppRecord,
+    transition: AppStateTransition,
+  ): Promise<number | undefined> {
+    const version = typeof item.version === 'number' ? item.version : 0;
+    const forward = forwardTransitionCondition(transition);
+    const names: Record<string, string> = { ...forward.names, '#version': 'version' };
+    const values: Record<string, unknown> = { ...forward.values, ':version': version };
+    const sets: string[] = [];
+    const set = (attribute: string, value: unknown): void => {
+      names[`#${attribute}`] = attribute;
+      values[`:${attribute}`] = value;
+      sets.push(`#${attribute} = :${attribute}`);
+    };
+    set('state', next.state);
+    set('stateRank', stateRank(next.state));
+    set('attempt', next.attempt);
+    set('lastEventTime', next.lastEventTime);
+    set(A.updatedAt, next.updatedAt);
+    values[':nextVersion'] = version + 1;
+    sets.push('#version = :nextVersion');
+    // The bounded record (lib/store/bounds.ts) may have cut any of these, whatever the transition carried.
+    set('history', next.history);
+    set('roles', next.roles);
+    if (next.historyElided !== undefined) set('historyElided', next.historyElided);
+    if (next.reason !== undefined) set('reason', next.reason);
+    if (transition.numRestarts !== undefined) set('numRestarts', next.numRestarts);
+    if (transition.uiUrl !== undefined) set('uiUrl', next.uiUrl);
+    const removes: string[] = [];
+    if (isTerminal(next.state)) {
+      set(A.expiresAt, expiryOf(next.updatedAt, this.context.retentionSeconds));
+      names['#activeKey'] = A.activeKey;
+      removes.push('#activeKey');
+    }
+    const update = `SET ${sets.join(', ')}${removes.length > 0 ? ` REMOVE ${removes.join(', ')}` : ''}`;
+    const size = itemSize(this.appItem(next, version + 1));
+    if (size > MAX_ITEM_BYTES) {
+      throw new RecordTooLargeError(
+        `The record of ${next.handle} would grow to ${Math.ceil(size / 1024)} KB with this transition, over ` +
+          "DynamoDB's 400 KB item limit even with its statuses bounded; nothing was written (the app or cfg is too large)",
+      );
+    }
+    const { client, tableName } = this.context;
+    try {
+      await call(this.context, 'UpdateItem', () =>
+        client.send(
+          new UpdateCommand({
+            TableName: tableName,
+            Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
+            UpdateExpression: update,
+            ConditionExpression: `#version = :version AND ${forward.expression}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: values,
+          }),
+        ),
+      );
+      return version + 1;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  }
+}
