@@ -29,6 +29,7 @@ import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { eventBridgePublisher } from './backends/event-bridge.js';
 import { localCwdFactory } from './backends/local-cwd.js';
+import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 import { ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
@@ -61,6 +62,7 @@ let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
 
 function forget(): void {
+  forgetDeploymentConfig();
   builtStore = undefined;
   builtPublisher = undefined;
   builtRecordsRunner = undefined;
@@ -162,6 +164,7 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
 };
 
 function build(): Runner {
+  const deployment = deploymentConfig();
   let logsClient: CloudWatchLogsClient | undefined;
   const deps: BackendDeps = {
     created,
@@ -171,6 +174,7 @@ function build(): Runner {
     },
     requireEnv,
     listEnv,
+    deployment,
     emitLocalTransition: async (appId, transition) => {
       await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
     },
@@ -190,6 +194,8 @@ function build(): Runner {
     store: store(),
     sessionName: sessionName(),
     publisher: publisher(),
+    hostAccess: deployment.hostAccess,
+    hostAccessSettings: HOST_ACCESS_SETTINGS,
   });
 }
 

@@ -17,6 +17,7 @@ import {
   type SchedulerRegistry,
 } from '../schedulers/index.js';
 import {
+  ALLOW_ALL_HOST_ACCESS,
   type AppDef,
   type AppDryRunInfo,
   type AppHandle,
@@ -24,8 +25,11 @@ import {
   type AppStateTransition,
   AppStatus,
   type Cfg,
+  checkHostAccess,
   cloneAppDef,
   DEFAULT_SESSION,
+  type HostAccessPolicy,
+  type HostAccessSettingNames,
   isTerminal,
   type ListAppResponse,
   MISSING,
@@ -64,6 +68,13 @@ export interface RunnerOptions {
   idempotencyWaitMs?: number;
   /** An UNSUBMITTED record the scheduler does not know after this long is marked FAILED (ms). */
   submitGraceMs?: number;
+  /**
+   * Host access apps may ask for (privileged containers, host bind mounts, devices), checked on every dry run
+   * and run before anything is written. Default: everything (library use; the deployed functions pass theirs).
+   */
+  hostAccess?: HostAccessPolicy;
+  /** Names of the deployment settings that widen `hostAccess`, quoted in refusals. */
+  hostAccessSettings?: HostAccessSettingNames;
 }
 
 /** Who is asking, and how. */
@@ -130,6 +141,8 @@ export class Runner {
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly idempotencyWaitMs: number;
   private readonly submitGraceMs: number;
+  private readonly hostAccess: HostAccessPolicy;
+  private readonly hostAccessSettings: HostAccessSettingNames | undefined;
 
   constructor(options: RunnerOptions) {
     this.schedulers = options.schedulers;
@@ -140,6 +153,8 @@ export class Runner {
     this.sleep = options.sleep ?? realSleep;
     this.idempotencyWaitMs = options.idempotencyWaitMs ?? 20_000;
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
+    this.hostAccess = options.hostAccess ?? ALLOW_ALL_HOST_ACCESS;
+    this.hostAccessSettings = options.hostAccessSettings;
   }
 
   // ---------------------------------------------------------------- schedulers
@@ -170,6 +185,7 @@ export class Runner {
    * `TORCHX_JOB_ID`, runs the scheduler's validation, then its dry run. A scheduler's `user` option (the
    * `torchx.pytorch.org/user` tag) defaults to the caller: the user or session name of an IAM `owner`.
    *
+   * @throws HostAccessDeniedError when the app asks for host access the runner's policy does not allow.
    * @throws ValidationError / InvalidRunConfigError / UnknownSchedulerError naming what to fix.
    */
   dryrun(
@@ -208,6 +224,7 @@ export class Runner {
         ? { ...cfg, user: userNameOf(owner) }
         : cfg;
     const resolved = opts.resolve(withUser);
+    checkHostAccess(prepared, resolved, this.hostAccess, this.hostAccessSettings);
     sched.validate(prepared, resolved);
     return sched.submitDryrun(prepared, resolved);
   }

@@ -21,12 +21,13 @@ import {
   type QueryCommandInput,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type {
-  AppRecordStore,
-  IdempotencyReservation,
-  ListAppsPage,
-  ListAppsQuery,
-  TransitionOutcome,
+import {
+  ALL_OWNERS,
+  type AppRecordStore,
+  type IdempotencyReservation,
+  type ListAppsPage,
+  type ListAppsQuery,
+  type TransitionOutcome,
 } from '../runner/store.js';
 import {
   type AppHandle,
@@ -63,7 +64,7 @@ import {
   idempotencyPartitionKey,
   nativeKeyOf,
 } from './keys.js';
-import { TABLE_ATTRIBUTES as A, TABLE_INDEXES } from './table.js';
+import { TABLE_ATTRIBUTES as A, ALL_APPS_KEY, TABLE_INDEXES } from './table.js';
 
 /** Days a finished (terminal) record is kept before DynamoDB's TTL deletes it. */
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -419,7 +420,8 @@ export class DynamoAppRecordStore implements AppRecordStore {
   }
 
   /**
-   * Lists an owner's records, newest first: a Query on `byOwner` (`since` is a key condition; scheduler,
+   * Lists an owner's records (every owner's with {@link ALL_OWNERS}: the `byCreated` index), newest first: a
+   * Query on `byOwner` (`since` is a key condition; scheduler,
    * states (empty means any) and session are filters). It keeps reading until `limit` records match or the index is
    * exhausted, reading at most 10 Query pages per call; a shorter page with a `nextToken` means "more may
    * follow".
@@ -428,7 +430,8 @@ export class DynamoAppRecordStore implements AppRecordStore {
    */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
     const issues: FieldIssue[] = [];
-    requireText(issues, 'owner', query.owner, 1024);
+    const all = query.owner === ALL_OWNERS;
+    if (query.owner !== ALL_OWNERS) requireText(issues, 'owner', query.owner, 1024);
     const limit = this.pageSize(issues, query.limit);
     if (query.since !== undefined) requireTime(issues, 'since', query.since, false);
     query.states?.forEach((state, i) => {
@@ -447,8 +450,10 @@ export class DynamoAppRecordStore implements AppRecordStore {
     const sinceKey = query.since === undefined ? undefined : createdAtPrefix(query.since);
     if (cursor && sinceKey !== undefined && cursor.createdKey < sinceKey) return { records: [] };
 
-    const names: Record<string, string> = { '#ownerKey': A.ownerKey, '#expiresAt': A.expiresAt };
-    const values: Record<string, unknown> = { ':owner': query.owner, ':nowSeconds': this.nowSeconds() };
+    const partitionAttribute = all ? A.allKey : A.ownerKey;
+    const partitionValue = query.owner === ALL_OWNERS ? ALL_APPS_KEY : query.owner;
+    const names: Record<string, string> = { '#ownerKey': partitionAttribute, '#expiresAt': A.expiresAt };
+    const values: Record<string, unknown> = { ':owner': partitionValue, ':nowSeconds': this.nowSeconds() };
     let keyCondition = '#ownerKey = :owner';
     if (sinceKey !== undefined) {
       keyCondition += ' AND #createdKey >= :since';
@@ -475,11 +480,10 @@ export class DynamoAppRecordStore implements AppRecordStore {
       filters.push(`#state IN (${states.map((_, i) => `:state${i}`).join(', ')})`);
     }
     const filtered = query.scheduler !== undefined || query.session !== undefined || states.length > 0;
-    const owner = query.owner;
     return this.collectPages({
       base: {
         TableName: this.tableName,
-        IndexName: TABLE_INDEXES.byOwner,
+        IndexName: all ? TABLE_INDEXES.byCreated : TABLE_INDEXES.byOwner,
         KeyConditionExpression: keyCondition,
         FilterExpression: filters.join(' AND '),
         ExpressionAttributeNames: names,
@@ -489,7 +493,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
       limit,
       batch: filtered ? FILTERED_QUERY_BATCH : 0,
       startKey: cursor && {
-        [A.ownerKey]: owner,
+        [partitionAttribute]: partitionValue,
         [A.createdKey]: cursor.createdKey,
         [A.partitionKey]: appPartitionKey(handleOfCreatedKey(cursor.createdKey)),
         [A.sortKey]: APP_SORT_KEY,
@@ -721,6 +725,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
       [A.sortKey]: APP_SORT_KEY,
       entity: APP_ENTITY,
       [A.ownerKey]: record.owner,
+      [A.allKey]: ALL_APPS_KEY,
       [A.createdKey]: createdSortKey(record.createdAt, record.handle),
       [A.nativeKey]: nativeKeyOf(record.scheduler, record.nativeName),
       stateRank: stateRank(record.state),
