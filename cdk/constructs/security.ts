@@ -67,6 +67,23 @@ const PRINCIPAL_ARN =
 const INSTANCE_TYPE = /^ml\.[a-z0-9-]+\.[a-z0-9]+$/;
 const ABSOLUTE = /^\/[^,\0]*$/;
 
+/**
+ * Adds an issue for each value of a list prop that fails `ok` (`<name>.<i>: '<value>' is not <expected>`);
+ * unresolved tokens are not checked.
+ */
+export function checkEach(
+  issues: PropIssue[],
+  name: string,
+  values: readonly string[] | undefined,
+  ok: (value: string) => boolean,
+  expected: string,
+): void {
+  values?.forEach((value, i) => {
+    if (!Token.isUnresolved(value) && !ok(value))
+      issues.push({ path: `${name}.${i}`, message: `'${value}' is not ${expected}` });
+  });
+}
+
 /** The names of every function, for per-function reserved concurrency. */
 export type FunctionNames = readonly string[];
 
@@ -82,11 +99,7 @@ export function securityIssues(props: SecurityProps, functionNames: FunctionName
     values: readonly string[] | undefined,
     ok: (v: string) => boolean,
     what: string,
-  ) =>
-    values?.forEach((value, i) => {
-      if (!Token.isUnresolved(value) && !ok(value))
-        issues.push({ path: `${name}.${i}`, message: `'${value}' is not ${what}` });
-    });
+  ) => checkEach(issues, name, values, ok, what);
   each(
     'adminPrincipals',
     props.adminPrincipals,

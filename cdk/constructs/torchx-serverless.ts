@@ -37,6 +37,7 @@ import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
 import { HandlerFunction } from './handler-function.js';
 import {
   applyReservedConcurrency,
+  checkEach,
   type SecurityProps,
   securityEnvironment,
   securityIssues,
@@ -566,12 +567,7 @@ export function validateProps(props: TorchxServerlessProps): void {
     values: readonly string[] | undefined,
     ok: (value: string) => boolean,
     expected: string,
-  ) => {
-    values?.forEach((value, i) => {
-      if (!Token.isUnresolved(value) && !ok(value))
-        issues.push({ path: `${name}.${i}`, message: `'${value}' is not ${expected}` });
-    });
-  };
+  ) => checkEach(issues, name, values, ok, expected);
   const roleArn = 'an IAM role ARN such as arn:aws:iam::123456789012:role/TrainingJobRole';
   eachOf(
     'batchJobQueues',
