@@ -143,6 +143,7 @@ export class TxsClient {
         since: query.since,
         limit: query.limit,
         nextToken: query.nextToken,
+        owner: query.owner,
       },
     });
   }
