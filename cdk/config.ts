@@ -29,7 +29,18 @@ export const CONTEXT_KEYS = {
   eventBusName: 'Name of the bus for normalized events',
   alarmTopicArn: 'SNS topic every alarm notifies',
   webAclArn: 'WAFv2 web ACL to associate with the API stage',
-  apiGatewayCloudWatchRole: "false to keep the account's existing API Gateway logging role",
+  apiGatewayCloudWatchRole: "true to create (replace) the account's API Gateway logging role (default false)",
+  // ---- security (docs/security.md)
+  adminPrincipals: 'Role or user ARNs that may list, read, cancel and delete every app, comma-separated',
+  perSessionOwnerRoles:
+    'Role names (trailing * = prefix) whose sessions are separate owners, e.g. AWSReservedSSO_*',
+  allowPrivileged: 'true to allow privileged Batch containers (default false)',
+  hostPathPrefixes: 'Host path prefixes bind mounts may name, comma-separated, or * (default none)',
+  devices: 'Host devices device mounts may name, comma-separated, or * (default none)',
+  sageMakerInstanceTypes: 'SageMaker instance types runs may use, comma-separated (default any)',
+  reservedConcurrency:
+    'Reserved concurrency of each API function (default none; needs an account quota above 100)',
+  apiLogging: 'true for API access and execution logs (needs the account API Gateway logging role)',
 } as const;
 
 /** Stage name and stack props from context. */
@@ -93,6 +104,14 @@ export function readDeployConfig(
     return value;
   };
 
+  const flag = (key: keyof typeof CONTEXT_KEYS): boolean | undefined => {
+    const raw = text(key);
+    if (raw === undefined) return undefined;
+    if (raw === 'true' || raw === 'false') return raw === 'true';
+    issues.push({ path: key, message: `must be true or false, got '${raw}'` });
+    return undefined;
+  };
+
   const stage = text('stage') ?? env.TXS_STAGE ?? 'dev';
   const props: Mutable<TorchxServerlessStackProps> = { stageName: stage };
   const set = <K extends keyof TorchxServerlessStackProps>(name: K, value: TorchxServerlessStackProps[K]) => {
@@ -136,16 +155,22 @@ export function readDeployConfig(
     else
       issues.push({ path: 'logRetentionDays', message: `must be one of ${allowed.join(', ')}, got ${days}` });
   }
-  const cloudWatchRole = text('apiGatewayCloudWatchRole');
-  if (cloudWatchRole !== undefined) {
-    if (cloudWatchRole === 'true' || cloudWatchRole === 'false')
-      set('apiGatewayCloudWatchRole', cloudWatchRole === 'true');
-    else
-      issues.push({
-        path: 'apiGatewayCloudWatchRole',
-        message: `must be true or false, got '${cloudWatchRole}'`,
-      });
+  set('apiGatewayCloudWatchRole', flag('apiGatewayCloudWatchRole'));
+  set('adminPrincipals', list('adminPrincipals'));
+  set('perSessionOwnerRoles', list('perSessionOwnerRoles'));
+  set('sageMakerInstanceTypes', list('sageMakerInstanceTypes'));
+  set('reservedConcurrency', number('reservedConcurrency'));
+  const privileged = flag('allowPrivileged');
+  const hostPathPrefixes = list('hostPathPrefixes');
+  const devices = list('devices');
+  if (privileged !== undefined || hostPathPrefixes !== undefined || devices !== undefined) {
+    set('hostAccess', {
+      ...(privileged === undefined ? {} : { privileged }),
+      ...(hostPathPrefixes === undefined ? {} : { hostPathPrefixes }),
+      ...(devices === undefined ? {} : { devices }),
+    });
   }
+  set('apiLogging', flag('apiLogging'));
   if (issues.length > 0) throw new TorchxServerlessPropsError(issues);
   return { stage, stackName: `TorchxServerless-${stage}`, props };
 }

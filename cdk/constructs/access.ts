@@ -38,8 +38,8 @@ export type SageMakerAccess =
 export interface FunctionAccess {
   /** Item actions on the app table (records and idempotency reservations). */
   readonly tableItems?: readonly TableAction[];
-  /** Index the function queries. */
-  readonly queryIndex?: keyof typeof TABLE_INDEXES;
+  /** Index (or indexes) the function queries. */
+  readonly queryIndex?: keyof typeof TABLE_INDEXES | readonly (keyof typeof TABLE_INDEXES)[];
   /** Publishes normalized `AppState Change` events on the stack's bus. */
   readonly publishEvents?: boolean;
   readonly batch?: readonly BatchAccess[];
@@ -66,7 +66,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     // DescribeTrainingJob: when CreateTrainingJob says the name is taken, to recognise our own earlier attempt.
     sageMaker: ['submit', 'describe'],
   },
-  List: { queryIndex: 'byOwner' },
+  // byCreated: deployment admins' `?owner=all`.
+  List: { queryIndex: ['byOwner', 'byCreated'] },
   Status: {
     tableItems: ['GetItem', 'UpdateItem'],
     batch: ['describe'],
@@ -108,8 +109,8 @@ export interface AccessTargets {
   readonly eventBus: IEventBus;
   /** Batch access; undefined when the `aws_batch` scheduler is not enabled (nothing is granted). */
   readonly batch?: {
-    /** Queue ARNs jobs may be submitted to; undefined for every queue of the account and Region. */
-    readonly jobQueueArns?: readonly string[];
+    /** Queue ARNs jobs may be submitted to (the construct requires at least one with aws_batch). */
+    readonly jobQueueArns: readonly string[];
     /** Job and execution roles job definitions may name (iam:PassRole). */
     readonly jobRoleArns: readonly string[];
   };
@@ -120,6 +121,25 @@ export interface AccessTargets {
   };
   /** CloudWatch Logs log groups the Logs function may read. */
   readonly logGroupNames: readonly string[];
+  /**
+   * The tag every job, job definition and training job the stack launches carries: launches must carry it
+   * (`aws:RequestTag`), and stop, cancel and deregister act only on resources that have it
+   * (`aws:ResourceTag`). Undefined: no tag conditions.
+   */
+  readonly stackTag?: { readonly key: string; readonly value: string };
+  /** Privileged Batch containers allowed (else RegisterJobDefinition carries `batch:Privileged` = false). */
+  readonly privilegedAllowed?: boolean;
+  /** SageMaker instance types CreateTrainingJob may use (`sagemaker:InstanceTypes`); any when undefined. */
+  readonly sageMakerInstanceTypes?: readonly string[];
+}
+
+/** IAM conditions for the stack tag: on what a call creates, and on what it acts on. */
+function tagConditions(stackTag: AccessTargets['stackTag']) {
+  if (stackTag === undefined) return { request: undefined, resource: undefined };
+  return {
+    request: { StringEquals: { [`aws:RequestTag/${stackTag.key}`]: stackTag.value } },
+    resource: { StringEquals: { [`aws:ResourceTag/${stackTag.key}`]: stackTag.value } },
+  };
 }
 
 /**
@@ -154,13 +174,15 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
     );
   }
   if (access.queryIndex !== undefined) {
+    const indexes = typeof access.queryIndex === 'string' ? [access.queryIndex] : access.queryIndex;
     add(
       new PolicyStatement({
         actions: ['dynamodb:Query'],
-        resources: [`${targets.table.tableArn}/index/${TABLE_INDEXES[access.queryIndex]}`],
+        resources: indexes.map((index) => `${targets.table.tableArn}/index/${TABLE_INDEXES[index]}`),
       }),
     );
   }
+  const tags = tagConditions(targets.stackTag);
 
   // ---- EventBridge: publish on the stack's own bus only.
   if (access.publishEvents === true) {
@@ -187,12 +209,35 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
     }
     if (batchAccess.has('submit')) {
       // Job definitions are named after the app (TorchX's naming), so any name in this account and Region.
-      add(new PolicyStatement({ actions: ['batch:RegisterJobDefinition'], resources: [definitions] }));
-      const queues = batch.jobQueueArns ?? [arn('batch', 'job-queue')];
+      // batch:Privileged: the handler refuses privileged runs unless allowed; IAM refuses them too. IfExists:
+      // Batch sets the key from the definition's container properties.
+      add(
+        new PolicyStatement({
+          actions: ['batch:RegisterJobDefinition'],
+          resources: [definitions],
+          conditions: {
+            ...(tags.request ?? {}),
+            ...(targets.privilegedAllowed === true ? {} : { BoolIfExists: { 'batch:Privileged': 'false' } }),
+          },
+        }),
+      );
+      const queues = batch.jobQueueArns;
       // SubmitJob needs both the job definition and the job queue resource types.
-      add(new PolicyStatement({ actions: ['batch:SubmitJob'], resources: [definitions, ...queues] }));
+      add(
+        new PolicyStatement({
+          actions: ['batch:SubmitJob'],
+          resources: [definitions, ...queues],
+          ...(tags.request ? { conditions: tags.request } : {}),
+        }),
+      );
       // Tags on RegisterJobDefinition and SubmitJob are authorized as batch:TagResource on the new resource.
-      add(new PolicyStatement({ actions: ['batch:TagResource'], resources: [definitions, jobs] }));
+      add(
+        new PolicyStatement({
+          actions: ['batch:TagResource'],
+          resources: [definitions, jobs],
+          ...(tags.request ? { conditions: tags.request } : {}),
+        }),
+      );
       acknowledge(
         NAG_ARN('batch', 'job-definition/*'),
         'Job definitions are named after each app at run time (TorchX naming), so the name is not known at deploy time; scoped to this account and Region.',
@@ -201,12 +246,6 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
         NAG_ARN('batch', 'job/*'),
         'Batch job ids are assigned by AWS at submission; tagging on submit is authorized on the new job ARN. Scoped to this account and Region.',
       );
-      if (batch.jobQueueArns === undefined) {
-        acknowledge(
-          NAG_ARN('batch', 'job-queue/*'),
-          'No job queues were configured (batchJobQueues), so jobs may be submitted to any queue of this account and Region; configure the queues to narrow this.',
-        );
-      }
       if (batch.jobRoleArns.length > 0) {
         add(
           new PolicyStatement({
@@ -218,14 +257,26 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
       }
     }
     if (batchAccess.has('stop')) {
-      add(new PolicyStatement({ actions: ['batch:CancelJob', 'batch:TerminateJob'], resources: [jobs] }));
+      add(
+        new PolicyStatement({
+          actions: ['batch:CancelJob', 'batch:TerminateJob'],
+          resources: [jobs],
+          ...(tags.resource ? { conditions: tags.resource } : {}),
+        }),
+      );
       acknowledge(
         NAG_ARN('batch', 'job/*'),
         'Batch job ids are assigned by AWS at submission and are not known at deploy time; scoped to this account and Region.',
       );
     }
     if (batchAccess.has('deregister')) {
-      add(new PolicyStatement({ actions: ['batch:DeregisterJobDefinition'], resources: [definitions] }));
+      add(
+        new PolicyStatement({
+          actions: ['batch:DeregisterJobDefinition'],
+          resources: [definitions],
+          ...(tags.resource ? { conditions: tags.resource } : {}),
+        }),
+      );
       acknowledge(
         NAG_ARN('batch', 'job-definition/*'),
         'Job definitions are named after each app at run time (TorchX naming); scoped to this account and Region.',
@@ -238,12 +289,28 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
   const sageMakerAccess = new Set(sageMaker === undefined ? [] : (access.sageMaker ?? []));
   if (sageMaker !== undefined && sageMakerAccess.size > 0) {
     const trainingJobs = arn('sagemaker', 'training-job');
-    const actions: string[] = [];
-    if (sageMakerAccess.has('describe')) actions.push('sagemaker:DescribeTrainingJob');
-    // AddTags: CreateTrainingJob with Tags is authorized as sagemaker:AddTags on the new job too.
-    if (sageMakerAccess.has('submit')) actions.push('sagemaker:CreateTrainingJob', 'sagemaker:AddTags');
-    if (sageMakerAccess.has('stop')) actions.push('sagemaker:StopTrainingJob');
-    add(new PolicyStatement({ actions, resources: [trainingJobs] }));
+    const statement = (actions: string[], conditions?: Record<string, Record<string, unknown>>) =>
+      add(
+        new PolicyStatement({
+          actions,
+          resources: [trainingJobs],
+          ...(conditions && Object.keys(conditions).length > 0 ? { conditions } : {}),
+        }),
+      );
+    // Read-only and unscoped by tag, so records of jobs launched before the stack tag still refresh.
+    if (sageMakerAccess.has('describe')) statement(['sagemaker:DescribeTrainingJob']);
+    if (sageMakerAccess.has('submit')) {
+      const instanceTypes = targets.sageMakerInstanceTypes;
+      statement(['sagemaker:CreateTrainingJob'], {
+        ...(tags.request ?? {}),
+        ...(instanceTypes === undefined
+          ? {}
+          : { 'ForAllValues:StringEquals': { 'sagemaker:InstanceTypes': [...instanceTypes] } }),
+      });
+      // CreateTrainingJob with Tags is authorized as sagemaker:AddTags on the new job too.
+      statement(['sagemaker:AddTags'], tags.request);
+    }
+    if (sageMakerAccess.has('stop')) statement(['sagemaker:StopTrainingJob'], tags.resource);
     acknowledge(
       NAG_ARN('sagemaker', 'training-job/*'),
       'Training jobs are named after each app at run time (TorchX naming), so the name is not known at deploy time; scoped to this account and Region.',

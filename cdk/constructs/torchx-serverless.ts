@@ -36,6 +36,14 @@ import { APP_TABLE } from '../../lib/store/table.js';
 import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
 import { HandlerFunction } from './handler-function.js';
 import { Outbox } from './outbox.js';
+import {
+  applyReservedConcurrency,
+  checkEach,
+  type SecurityProps,
+  securityEnvironment,
+  securityIssues,
+  stackTagOf,
+} from './security.js';
 
 /** The schedulers the deployed functions can run jobs on. */
 export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker';
@@ -43,8 +51,12 @@ export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker';
 /** The job log groups read by default: AWS Batch's and SageMaker training's. */
 export const DEFAULT_JOB_LOG_GROUPS: readonly string[] = ['/aws/batch/job', '/aws/sagemaker/TrainingJobs'];
 
-/** Props of {@link TorchxServerless}. Every prop is optional; the defaults deploy a working control plane. */
-export interface TorchxServerlessProps {
+/**
+ * Props of {@link TorchxServerless}. Every prop is optional; the defaults deploy a working control plane. The
+ * security props (admins, owners, host access, instance types, reserved concurrency, API logging) are in
+ * {@link SecurityProps}.
+ */
+export interface TorchxServerlessProps extends SecurityProps {
   /**
    * API Gateway stage name; also names the REST API (`torchx-serverless-<stage>`).
    * @default 'dev'
@@ -52,13 +64,15 @@ export interface TorchxServerlessProps {
   readonly stageName?: string;
   /**
    * Schedulers the functions offer (`TXS_SCHEDULERS`). IAM for a scheduler is granted only when it is here.
-   * @default ['aws_batch', 'aws_sagemaker']
+   * `aws_batch` needs `batchJobQueues`.
+   * @default ['aws_batch', 'aws_sagemaker'] with batchJobQueues, ['aws_sagemaker'] without
    */
   readonly schedulers?: readonly DeployedScheduler[];
   /**
    * AWS Batch job queues (names or ARNs) jobs may be submitted to. SubmitJob is allowed on exactly these, the
-   * state-change rule only matches their jobs, and the functions list them (`TXS_BATCH_QUEUES`).
-   * @default - any queue of this account and Region (and the rule matches every Batch job)
+   * state-change rule only matches their jobs, and the functions list them (`TXS_BATCH_QUEUES`). Required for
+   * the `aws_batch` scheduler: without queues the stack has no Batch scheduler and no Batch permissions.
+   * @default - none (no aws_batch)
    */
   readonly batchJobQueues?: readonly string[];
   /**
@@ -112,9 +126,10 @@ export interface TorchxServerlessProps {
   /** WAFv2 web ACL (REGIONAL scope) to associate with the API stage. @default - none */
   readonly webAclArn?: string;
   /**
-   * Create the account-wide role that lets API Gateway write logs (`AWS::ApiGateway::Account`). Execution and
-   * access logging need it; turn it off if the account already has one set.
-   * @default true
+   * Create the account-wide role that lets API Gateway write logs (`AWS::ApiGateway::Account`). It replaces
+   * whatever role the account's API Gateway uses in this Region, for every API, so it is off by default.
+   * Turning it on also turns on `apiLogging`.
+   * @default false
    */
   readonly apiGatewayCloudWatchRole?: boolean;
   /**
@@ -164,7 +179,9 @@ export class TorchxServerless extends Construct {
     super(scope, id);
     const stack = Stack.of(this);
     const stageName = props.stageName ?? 'dev';
-    const schedulers = props.schedulers ?? ['aws_batch', 'aws_sagemaker'];
+    const schedulers =
+      props.schedulers ??
+      (props.batchJobQueues === undefined ? ['aws_sagemaker'] : ['aws_batch', 'aws_sagemaker']);
     const removalPolicy = props.tableRemovalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
     const projectRoot = props.projectRoot ?? PACKAGE_ROOT;
@@ -221,6 +238,8 @@ export class TorchxServerless extends Construct {
     if (props.sessionName !== undefined) environment[ENV.sessionName] = props.sessionName;
     if (props.recordRetentionDays !== undefined)
       environment[ENV.retentionDays] = String(props.recordRetentionDays);
+    // ---- security settings (cdk/constructs/security.ts, docs/security.md)
+    Object.assign(environment, securityEnvironment(props, stack.stackName));
 
     const targets: AccessTargets = {
       table: this.table,
@@ -228,7 +247,7 @@ export class TorchxServerless extends Construct {
       ...(schedulers.includes('aws_batch')
         ? {
             batch: {
-              ...(queueArns === undefined ? {} : { jobQueueArns: queueArns }),
+              jobQueueArns: queueArns ?? [],
               jobRoleArns: props.batchJobRoleArns ?? [],
             },
           }
@@ -237,6 +256,11 @@ export class TorchxServerless extends Construct {
         ? { sageMaker: { executionRoleArns: props.sageMakerExecutionRoleArns ?? [] } }
         : {}),
       logGroupNames: props.jobLogGroupNames ?? DEFAULT_JOB_LOG_GROUPS,
+      stackTag: stackTagOf(stack.stackName),
+      privilegedAllowed: props.hostAccess?.privileged === true,
+      ...(props.sageMakerInstanceTypes === undefined
+        ? {}
+        : { sageMakerInstanceTypes: props.sageMakerInstanceTypes }),
     };
     const functions: Record<string, NodejsFunction> = {};
     const makeFunction = (name: string, entry: string, description: string, timeout: Duration) => {
@@ -251,39 +275,54 @@ export class TorchxServerless extends Construct {
         ...(props.memorySize === undefined ? {} : { memorySize: props.memorySize }),
       });
       grantAccess(handler.role, FUNCTION_ACCESS[name] ?? {}, targets);
+      applyReservedConcurrency(
+        handler.function,
+        name,
+        ROUTES.some((route) => route.name === name),
+        props.reservedConcurrency,
+      );
       acknowledgeFunctionFindings(handler);
       functions[name] = handler.function;
       return handler.function;
     };
 
     // ---------------------------------------------------------------- REST API
-    const accessLogs = new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy });
+    const cloudWatchRole = props.apiGatewayCloudWatchRole ?? false;
+    // Access and execution logs need the account's API Gateway CloudWatch role (docs/security.md).
+    const apiLogging = props.apiLogging ?? cloudWatchRole;
+    const accessLogs = apiLogging
+      ? new LogGroup(this, 'ApiAccessLogs', { retention: logRetention, removalPolicy })
+      : undefined;
     this.api = new RestApi(this, 'Api', {
       restApiName: `torchx-serverless-${stageName}`,
       description: 'torchx-serverless: run, watch and manage training jobs on AWS Batch and SageMaker',
       endpointTypes: [EndpointType.REGIONAL],
-      cloudWatchRole: props.apiGatewayCloudWatchRole ?? true,
+      cloudWatchRole,
       defaultMethodOptions: { authorizationType: AuthorizationType.IAM },
       deployOptions: {
         stageName,
         throttlingRateLimit: props.throttlingRateLimit ?? 50,
         throttlingBurstLimit: props.throttlingBurstLimit ?? 100,
-        loggingLevel: MethodLoggingLevel.ERROR,
+        loggingLevel: apiLogging ? MethodLoggingLevel.ERROR : MethodLoggingLevel.OFF,
         dataTraceEnabled: false,
         metricsEnabled: true,
         tracingEnabled: true,
-        accessLogDestination: new LogGroupLogDestination(accessLogs),
-        accessLogFormat: AccessLogFormat.jsonWithStandardFields({
-          caller: true,
-          httpMethod: true,
-          ip: true,
-          protocol: true,
-          requestTime: true,
-          resourcePath: true,
-          responseLength: true,
-          status: true,
-          user: true,
-        }),
+        ...(accessLogs === undefined
+          ? {}
+          : {
+              accessLogDestination: new LogGroupLogDestination(accessLogs),
+              accessLogFormat: AccessLogFormat.jsonWithStandardFields({
+                caller: true,
+                httpMethod: true,
+                ip: true,
+                protocol: true,
+                requestTime: true,
+                resourcePath: true,
+                responseLength: true,
+                status: true,
+                user: true,
+              }),
+            }),
       },
     });
     // The stack outputs the URL under a stable name (ApiUrl); an embedding app chooses its own outputs.
@@ -350,7 +389,21 @@ export class TorchxServerless extends Construct {
         webAclArn: props.webAclArn,
       });
     }
-    if (props.apiGatewayCloudWatchRole ?? true) {
+    if (!apiLogging) {
+      Validations.of(this.api).acknowledge(
+        {
+          id: 'AwsSolutions-APIG1',
+          reason:
+            'API access logs need the account-wide API Gateway CloudWatch role, which this construct does not replace by default; set apiLogging (the account has a role) or apiGatewayCloudWatchRole. The functions log every request with its request id.',
+        },
+        {
+          id: 'AwsSolutions-APIG6',
+          reason:
+            'Execution logs need the account-wide API Gateway CloudWatch role (see AwsSolutions-APIG1); stage metrics and X-Ray tracing stay on, and the functions log every request.',
+        },
+      );
+    }
+    if (cloudWatchRole) {
       Validations.of(this.api).acknowledge({
         id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
         reason:
@@ -378,16 +431,18 @@ export class TorchxServerless extends Construct {
         retryAttempts: props.eventRetryAttempts ?? 10,
         maxEventAge: props.eventMaxAge ?? Duration.hours(2),
       });
-    new Rule(this, 'BatchJobStateChange', {
-      description: 'AWS Batch job state changes to the torchx-serverless state-change function',
-      eventPattern: {
-        source: ['aws.batch'],
-        detailType: ['Batch Job State Change'],
-        // `detail.jobQueue` is always the queue ARN: match only the queues jobs may be submitted to.
-        ...(queueArns === undefined ? {} : { detail: { jobQueue: queueArns } }),
-      },
-      targets: [stateChangeTarget()],
-    });
+    if (schedulers.includes('aws_batch')) {
+      new Rule(this, 'BatchJobStateChange', {
+        description: 'AWS Batch job state changes to the torchx-serverless state-change function',
+        eventPattern: {
+          source: ['aws.batch'],
+          detailType: ['Batch Job State Change'],
+          // `detail.jobQueue` is always the queue ARN: match only the queues jobs may be submitted to.
+          ...(queueArns === undefined ? {} : { detail: { jobQueue: queueArns } }),
+        },
+        targets: [stateChangeTarget()],
+      });
+    }
     new Rule(this, 'SageMakerTrainingJobStateChange', {
       description: 'SageMaker training job state changes to the torchx-serverless state-change function',
       eventPattern: { source: ['aws.sagemaker'], detailType: ['SageMaker Training Job State Change'] },
@@ -528,12 +583,7 @@ export function validateProps(props: TorchxServerlessProps): void {
     values: readonly string[] | undefined,
     ok: (value: string) => boolean,
     expected: string,
-  ) => {
-    values?.forEach((value, i) => {
-      if (!Token.isUnresolved(value) && !ok(value))
-        issues.push({ path: `${name}.${i}`, message: `'${value}' is not ${expected}` });
-    });
-  };
+  ) => checkEach(issues, name, values, ok, expected);
   const roleArn = 'an IAM role ARN such as arn:aws:iam::123456789012:role/TrainingJobRole';
   eachOf(
     'batchJobQueues',
@@ -546,8 +596,21 @@ export function validateProps(props: TorchxServerlessProps): void {
   if (props.batchJobQueues?.length === 0)
     issues.push({
       path: 'batchJobQueues',
-      message: 'is empty; leave it out to allow every queue, or name at least one',
+      message: 'is empty; name at least one job queue, or leave it out to deploy without aws_batch',
     });
+  if (props.schedulers?.includes('aws_batch') && props.batchJobQueues === undefined)
+    issues.push({
+      path: 'batchJobQueues',
+      message:
+        "is required with the aws_batch scheduler: name the job queues jobs may be submitted to (cdk deploy -c batchJobQueues=gpu-queue), or drop 'aws_batch' from schedulers",
+    });
+  issues.push(
+    ...securityIssues(props, [
+      ...ROUTES.map((route) => route.name),
+      EVENT_FUNCTIONS.stateChange.name,
+      EVENT_FUNCTIONS.reconciler.name,
+    ]),
+  );
   if (props.tableRemovalPolicy !== undefined && !REMOVAL_POLICIES.has(props.tableRemovalPolicy))
     issues.push({
       path: 'tableRemovalPolicy',

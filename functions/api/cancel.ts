@@ -5,6 +5,6 @@ import { handleView } from '../shared/views.js';
 import { handleFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Cancel' }, async (req) => {
-  const record = await runner().cancel(handleFromPath(req), req.owner);
+  const record = await runner().cancel(handleFromPath(req), req.scope);
   return { statusCode: 202, body: handleView(record) };
 });

@@ -5,6 +5,6 @@ import { handleView } from '../shared/views.js';
 import { handleFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Delete' }, async (req) => {
-  const record = await runner().delete(handleFromPath(req), req.owner);
+  const record = await runner().delete(handleFromPath(req), req.scope);
   return { statusCode: 202, body: handleView(record) };
 });

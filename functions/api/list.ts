@@ -1,13 +1,17 @@
-/** `GET /v1/apps`: the caller's apps, newest first, with filters and paging. */
-import type { ListAppsQuery } from '../../lib/runner/index.js';
+/**
+ * `GET /v1/apps`: the caller's apps, newest first, with filters and paging. `?owner=all` (every owner's apps)
+ * and `?owner=<another owner>` are for deployment admins only.
+ */
+import { ALL_OWNERS, type ListAppsQuery } from '../../lib/runner/index.js';
 import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
 import { recordsRunner } from '../shared/container.js';
+import { HttpRequestError } from '../shared/http-errors.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
 import { summaryView } from '../shared/views.js';
 
 export const handler = apiHandler({ operation: 'List' }, async (req) => {
-  const query: ListAppsQuery = { owner: req.owner };
+  const query: ListAppsQuery = { owner: ownerParam(req.query('owner'), req.caller) };
   const states = req.queryAll('state').flatMap((s) => s.split(','));
   for (const state of states) {
     if (!isAppState(state.toUpperCase())) {
@@ -33,3 +37,19 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   if (page.nextToken) body.nextToken = page.nextToken;
   return { statusCode: 200, body };
 });
+
+/** The owner a listing covers: the caller's own unless an admin asks for another owner or for `all`. */
+function ownerParam(
+  raw: string | undefined,
+  caller: { owner: string; admin: boolean },
+): ListAppsQuery['owner'] {
+  if (raw === undefined || raw === '' || raw === caller.owner) return caller.owner;
+  if (!caller.admin) {
+    throw new HttpRequestError(
+      'Forbidden',
+      "Only deployment admins may list other owners' apps (owner=all or owner=<owner>); omit owner to list yours",
+      [{ path: 'owner', message: "only deployment admins may list other owners' apps; omit owner" }],
+    );
+  }
+  return raw === 'all' ? ALL_OWNERS : raw;
+}

@@ -31,7 +31,7 @@ export const handler = apiHandler({ operation: 'Logs' }, async (req) => {
   if (until) request.until = until;
   if (limit !== undefined) request.limit = limit;
   if (nextToken) request.nextToken = nextToken;
-  const page = await runner().readLogs(handle, request, req.owner);
+  const page = await runner().readLogs(handle, request, req.scope);
   const body: Record<string, unknown> = { lines: page.lines, caughtUp: page.caughtUp };
   if (page.nextToken !== undefined) body.nextToken = page.nextToken;
   return { statusCode: 200, body };

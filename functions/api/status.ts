@@ -9,7 +9,7 @@ export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const handle = handleFromPath(req);
   // Without refresh, status is one read of the record: no scheduler (or its SDK client) is built or asked.
   const record = boolParam('refresh', req.query('refresh'))
-    ? await runner().refresh(handle, req.owner)
-    : await recordsRunner().get(handle, req.owner);
+    ? await runner().refresh(handle, req.scope)
+    : await recordsRunner().get(handle, req.scope);
   return { statusCode: 200, body: detailView(record) };
 });

@@ -29,6 +29,7 @@ import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { localCwdFactory } from './backends/local-cwd.js';
+import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 import { ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
@@ -59,6 +60,7 @@ let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
 
 function forget(): void {
+  forgetDeploymentConfig();
   builtStore = undefined;
   builtRunnerStore = undefined;
   builtRecordsRunner = undefined;
@@ -168,6 +170,7 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
 };
 
 function build(): Runner {
+  const deployment = deploymentConfig();
   let logsClient: CloudWatchLogsClient | undefined;
   const deps: BackendDeps = {
     created,
@@ -177,6 +180,7 @@ function build(): Runner {
     },
     requireEnv,
     listEnv,
+    deployment,
     emitLocalTransition: async (appId, transition) => {
       await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
     },
@@ -195,6 +199,8 @@ function build(): Runner {
     schedulers: new SchedulerRegistry(factories, { sessionName: sessionName() }),
     store: runnerStore(),
     sessionName: sessionName(),
+    hostAccess: deployment.hostAccess,
+    hostAccessSettings: HOST_ACCESS_SETTINGS,
   });
 }
 

@@ -19,4 +19,25 @@ export const ENV = {
   localDataDir: 'TXS_LOCAL_DATA_DIR',
   /** Days to keep finished app records (DynamoDB TTL). */
   retentionDays: 'TXS_RETENTION_DAYS',
+  // ---- security settings (docs/security.md); read and checked once per cold start.
+  /** Comma-separated principals (role, user or session ARNs; local names) that may act on every app. */
+  adminPrincipals: 'TXS_ADMIN_PRINCIPALS',
+  /**
+   * Comma-separated IAM role names (a trailing `*` matches a prefix) whose sessions are separate owners,
+   * because a trusted identity provider sets the session name (e.g. `AWSReservedSSO_*`).
+   */
+  sessionOwnerRoles: 'TXS_SESSION_OWNER_ROLES',
+  /** `true` allows privileged containers (default: refused). */
+  allowPrivileged: 'TXS_ALLOW_PRIVILEGED',
+  /** Comma-separated host path prefixes bind mounts may name, or `*` (default: none). */
+  allowedHostPaths: 'TXS_ALLOWED_HOST_PATHS',
+  /** Comma-separated host device paths device mounts may name, or `*` (default: none). */
+  allowedDevices: 'TXS_ALLOWED_DEVICES',
+  /** Comma-separated SageMaker training instance types runs may use (default: any). */
+  sageMakerInstanceTypes: 'TXS_SAGEMAKER_INSTANCE_TYPES',
+  /** Name of the deploying stack: every job and training job is tagged {@link STACK_TAG_KEY} = this. */
+  stackName: 'TXS_STACK_NAME',
 } as const;
+
+/** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
+export const STACK_TAG_KEY = 'torchx-serverless:stack';

@@ -6,6 +6,9 @@ import { TxsError } from '../../lib/specs/index.js';
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   Unauthenticated: 401,
+  Forbidden: 403,
+  HostAccessDenied: 403,
+  InstanceTypeNotAllowed: 403,
   UnknownApp: 404,
   RouteNotFound: 404,
   MethodNotAllowed: 405,

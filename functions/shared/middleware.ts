@@ -9,7 +9,9 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { deploymentConfig } from './deployment-config.js';
 import { errorResponse, HttpRequestError, toTxsError } from './http-errors.js';
+import { type Caller, callerOf } from './identity.js';
 import { logger, metrics } from './powertools.js';
 
 /** Largest accepted request body (bytes). */
@@ -20,8 +22,15 @@ export interface ApiRequest {
   event: APIGatewayProxyEvent;
   /** Parsed JSON body (routes with `body: true`). */
   body: unknown;
-  /** The caller's identity: the IAM principal (locally, the X-Txs-User header). */
+  /** The caller's owner identity (see identity.ts; locally, the X-Txs-User header). */
   owner: string;
+  /** The caller: owner, and whether it is a deployment admin. */
+  caller: Caller;
+  /**
+   * The owner whose apps this caller may address by handle: its own, or undefined (every app) for an admin.
+   * Pass it to the runner's read, cancel, delete and logs verbs.
+   */
+  scope: string | undefined;
   /** Path parameter (already URL-decoded). */
   path(name: string): string;
   /** First value of a query parameter. */
@@ -47,25 +56,24 @@ export interface ApiHandlerOptions {
   operation: string;
 }
 
-/** The caller identity from the request context (IAM auth), falling back to the account/caller. */
-export function ownerOf(event: APIGatewayProxyEvent): string {
-  const identity = event.requestContext?.identity;
-  const owner = identity?.userArn ?? identity?.caller ?? identity?.user;
-  if (!owner) {
-    throw new HttpRequestError(
-      'Unauthenticated',
-      'The request carries no caller identity; sign it with SigV4 (IAM auth)',
-    );
-  }
-  return owner;
-}
-
 function requestOf(event: APIGatewayProxyEvent): ApiRequest {
+  let caller: Caller | undefined;
+  const who = () => {
+    caller ??= callerOf(event.requestContext?.identity, deploymentConfig().identity);
+    return caller;
+  };
   return {
     event,
     body: event.body,
     get owner() {
-      return ownerOf(event);
+      return who().owner;
+    },
+    get caller() {
+      return who();
+    },
+    get scope() {
+      const c = who();
+      return c.admin ? undefined : c.owner;
     },
     path(name) {
       const raw = event.pathParameters?.[name];

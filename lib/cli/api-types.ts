@@ -75,6 +75,8 @@ export interface ListAppsQuery {
   since?: string;
   limit?: number;
   nextToken?: string;
+  /** Deployment admins only: `all` for every owner's apps, or one other owner. */
+  owner?: string;
 }
 
 /** One accepted state change. */

@@ -143,6 +143,7 @@ export class TxsClient {
         since: query.since,
         limit: query.limit,
         nextToken: query.nextToken,
+        owner: query.owner,
       },
     });
   }
@@ -425,6 +426,10 @@ const HINTS: Readonly<Record<string, string>> = {
   StoreUnavailable: 'the app store is unavailable; retry later',
   PayloadTooLarge: 'the request is over 1 MiB; trim the AppDef (large env or args?)',
   NotSupported: 'this scheduler does not support that; see its capabilities in `txs runopts --json`',
+  HostAccessDenied:
+    'this deployment does not allow that host access; ask its administrator (docs/security.md)',
+  InstanceTypeNotAllowed: 'use an instance type this deployment allows, or ask its administrator',
+  Forbidden: 'only deployment admins may do that (docs/security.md)',
 };
 
 /**
@@ -448,7 +453,9 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
       : undefined;
   const requestId = apiError?.requestId ?? answer.requestId;
 
-  if (status === 401 || status === 403) {
+  // A 403 in the API's own shape (Forbidden, HostAccessDenied, …) is a refusal by the deployment's rules,
+  // not a credentials problem: it keeps its code, message and fields.
+  if (status === 401 || (status === 403 && apiError === undefined)) {
     return authError(answer, apiError?.message ?? gatewayMessage, requestId);
   }
   if (apiError === undefined) {
@@ -511,7 +518,12 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     ...base,
     message: apiError.message,
     ...(hint === undefined ? {} : { hint }),
-    exitCode: status >= 500 || status === 409 ? ExitCode.UNAVAILABLE : ExitCode.USAGE,
+    exitCode:
+      status >= 500 || status === 409
+        ? ExitCode.UNAVAILABLE
+        : status === 403
+          ? ExitCode.AUTH
+          : ExitCode.USAGE,
   });
 }
 

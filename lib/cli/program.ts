@@ -77,6 +77,7 @@ interface ListOptions extends CommonOptions {
   session?: string;
   since?: string;
   limit: number;
+  owner?: string;
 }
 
 /** The version in package.json. */
@@ -331,7 +332,8 @@ function buildProgram(invocation: Invocation): Command {
       .option('--state <states>', 'only apps in these states (comma-separated or repeated)', collectStates)
       .option('--session <name>', 'only apps of this session')
       .option('--since <time>', 'only apps created since: ISO-8601, epoch ms, or a duration ago (1d)')
-      .option('--limit <n>', 'show at most this many apps', positiveInt, 50),
+      .option('--limit <n>', 'show at most this many apps', positiveInt, 50)
+      .option('--owner <owner>', "deployment admins: 'all' for every owner's apps, or one owner's"),
   ).action(async (options: ListOptions) => {
     await listCommand(invocation, options);
   });
@@ -727,6 +729,7 @@ async function listCommand(invocation: Invocation, options: ListOptions): Promis
       ...(options.state === undefined ? {} : { states: options.state }),
       ...(options.session === undefined ? {} : { session: options.session }),
       ...(since === undefined ? {} : { since }),
+      ...(options.owner === undefined ? {} : { owner: options.owner }),
       limit: Math.min(100, options.limit - apps.length),
       ...(nextToken === undefined ? {} : { nextToken }),
     });

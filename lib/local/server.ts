@@ -17,6 +17,7 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ResourceNotFoundException,
+  UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import dynalite from 'dynalite';
@@ -146,7 +147,20 @@ async function ensureTable(endpoint: string): Promise<void> {
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
   try {
-    await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
+    // A data dir from an older version may lack an index added since (e.g. byCreated): add it.
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    const wanted = createTableInput(LOCAL_TABLE_NAME);
+    for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+      if (present.has(index.IndexName)) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: LOCAL_TABLE_NAME,
+          AttributeDefinitions: wanted.AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
+        }),
+      );
+    }
   } catch (error) {
     if (!(error instanceof ResourceNotFoundException)) throw error;
     await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE_NAME)));
@@ -191,6 +205,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
   process.env[ENV.schedulers] = (options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker']).join(',');
   process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
+  // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
+  process.env[ENV.allowPrivileged] ??= 'true';
+  process.env[ENV.allowedHostPaths] ??= '*';
+  process.env[ENV.allowedDevices] ??= '*';
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const log = (line: string) => {

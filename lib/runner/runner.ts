@@ -17,6 +17,7 @@ import {
   type SchedulerRegistry,
 } from '../schedulers/index.js';
 import {
+  ALLOW_ALL_HOST_ACCESS,
   type AppDef,
   type AppDryRunInfo,
   type AppHandle,
@@ -24,8 +25,11 @@ import {
   type AppStateTransition,
   AppStatus,
   type Cfg,
+  checkHostAccess,
   cloneAppDef,
   DEFAULT_SESSION,
+  type HostAccessPolicy,
+  type HostAccessSettingNames,
   isTerminal,
   type ListAppResponse,
   MISSING,
@@ -72,6 +76,13 @@ export interface RunnerOptions {
    * default 250, 750, 2000).
    */
   lateIndexDelaysMs?: readonly number[];
+  /**
+   * Host access apps may ask for (privileged containers, host bind mounts, devices), checked on every dry run
+   * and run before anything is written. Default: everything (library use; the deployed functions pass theirs).
+   */
+  hostAccess?: HostAccessPolicy;
+  /** Names of the deployment settings that widen `hostAccess`, quoted in refusals. */
+  hostAccessSettings?: HostAccessSettingNames;
 }
 
 /** Who is asking, and how. */
@@ -146,6 +157,8 @@ export class Runner {
   private readonly submitGraceMs: number;
   private readonly idempotencyLeaseMs: number;
   private readonly lateIndexDelaysMs: readonly number[];
+  private readonly hostAccess: HostAccessPolicy;
+  private readonly hostAccessSettings: HostAccessSettingNames | undefined;
 
   constructor(options: RunnerOptions) {
     this.schedulers = options.schedulers;
@@ -157,6 +170,8 @@ export class Runner {
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
     this.idempotencyLeaseMs = options.idempotencyLeaseMs ?? 30_000;
     this.lateIndexDelaysMs = options.lateIndexDelaysMs ?? [250, 750, 2000];
+    this.hostAccess = options.hostAccess ?? ALLOW_ALL_HOST_ACCESS;
+    this.hostAccessSettings = options.hostAccessSettings;
   }
 
   // ---------------------------------------------------------------- schedulers
@@ -187,6 +202,7 @@ export class Runner {
    * `TORCHX_JOB_ID`, runs the scheduler's validation, then its dry run. A scheduler's `user` option (the
    * `torchx.pytorch.org/user` tag) defaults to the caller: the user or session name of an IAM `owner`.
    *
+   * @throws HostAccessDeniedError when the app asks for host access the runner's policy does not allow.
    * @throws ValidationError / InvalidRunConfigError / UnknownSchedulerError naming what to fix.
    */
   dryrun(
@@ -225,6 +241,7 @@ export class Runner {
         ? { ...cfg, user: userNameOf(owner) }
         : cfg;
     const resolved = opts.resolve(withUser);
+    checkHostAccess(prepared, resolved, this.hostAccess, this.hostAccessSettings);
     sched.validate(prepared, resolved);
     return sched.submitDryrun(prepared, resolved);
   }

@@ -6,10 +6,16 @@
  */
 import type { AppHandle, AppRecord, AppState, AppStateTransition, NewAppRecord } from '../specs/index.js';
 
+/**
+ * `ListAppsQuery.owner` for every owner's apps (deployment admins only). A symbol, so that no owner name a
+ * request can carry means "everyone".
+ */
+export const ALL_OWNERS: unique symbol = Symbol('all owners');
+
 /** Filters and paging for {@link AppRecordStore.list}. Results are newest first. */
 export interface ListAppsQuery {
-  /** Only this owner's apps (the API always passes the caller). */
-  owner: string;
+  /** Only this owner's apps (the API passes the caller), or {@link ALL_OWNERS}. */
+  owner: string | typeof ALL_OWNERS;
   scheduler?: string;
   /** Any of these states. */
   states?: readonly AppState[];

@@ -21,6 +21,18 @@ export class AppNotSupportedError extends ValidationError {
   override readonly code = 'AppNotSupported';
 }
 
+/**
+ * The run asks for an instance type the deployment does not allow (HTTP 403). `issues` names the field the
+ * instance type came from (`cfg.instance_type` or the role's resource).
+ */
+export class InstanceTypeNotAllowedError extends TxsError {
+  readonly code = 'InstanceTypeNotAllowed';
+  constructor(path: string, instanceType: string, allowed: readonly string[], setting: string) {
+    const message = `instance type ${instanceType} is not allowed by this deployment (allowed: ${allowed.join(', ')}; an administrator allows more with ${setting})`;
+    super(`${path}: ${message}`, { issues: [{ path, message }] });
+  }
+}
+
 /** A role name given for logs does not exist in the app. */
 export class UnknownRoleError extends ValidationError {
   override readonly code = 'UnknownRole';

@@ -10,6 +10,7 @@ export * from './app-record.js';
 export * from './app-state.js';
 export * from './dryrun.js';
 export * from './errors.js';
+export * from './host-access.js';
 export * from './ids.js';
 export * from './macros.js';
 export * from './named-resources.js';

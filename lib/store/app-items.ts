@@ -8,7 +8,7 @@
 import { type AppRecord, isTerminal, stateRank } from '../specs/index.js';
 import type { Item } from './context.js';
 import { APP_SORT_KEY, appPartitionKey, createdSortKey, nativeKeyOf } from './keys.js';
-import { TABLE_ATTRIBUTES as A } from './table.js';
+import { TABLE_ATTRIBUTES as A, ALL_APPS_KEY } from './table.js';
 
 /** `entity` attribute value of app items, so items are self-describing in the single table. */
 export const APP_ENTITY = 'App';
@@ -65,6 +65,7 @@ export function appItem(record: AppRecord, version: number, retentionSeconds: nu
     [A.sortKey]: APP_SORT_KEY,
     entity: APP_ENTITY,
     [A.ownerKey]: record.owner,
+    [A.allKey]: ALL_APPS_KEY,
     [A.createdKey]: createdSortKey(record.createdAt, record.handle),
     [A.nativeKey]: nativeKeyOf(record.scheduler, record.nativeName),
     stateRank: stateRank(record.state),

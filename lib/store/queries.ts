@@ -5,7 +5,7 @@
  * @module
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { ListAppsPage, ListAppsQuery } from '../runner/store.js';
+import { ALL_OWNERS, type ListAppsPage, type ListAppsQuery } from '../runner/store.js';
 import { type AppRecord, type FieldIssue, isAppState } from '../specs/index.js';
 import { indexKeyOf, recordOf } from './app-items.js';
 import { call, type Item, nowSeconds, type StoreContext } from './context.js';
@@ -19,7 +19,7 @@ import {
   nativeKeyOf,
 } from './keys.js';
 import type { AppRecords } from './records.js';
-import { TABLE_ATTRIBUTES as A, TABLE_INDEXES } from './table.js';
+import { TABLE_ATTRIBUTES as A, ALL_APPS_KEY, TABLE_INDEXES } from './table.js';
 import { pageSize, requireText, requireTime, throwIfIssues } from './validation.js';
 
 /** Query pages read by one `list` call at most before it returns what it has with a `nextToken`. */
@@ -60,7 +60,8 @@ export class AppQueries {
   }
 
   /**
-   * Lists an owner's records, newest first: a Query on `byOwner` (`since` is a key condition; scheduler,
+   * Lists an owner's records (every owner's with {@link ALL_OWNERS}: the `byCreated` index), newest first: a
+   * Query on `byOwner` (`since` is a key condition; scheduler,
    * states (empty means any) and session are filters). It keeps reading until `limit` records match or the index is
    * exhausted, reading at most 10 Query pages per call; a shorter page with a `nextToken` means "more may
    * follow".
@@ -69,7 +70,8 @@ export class AppQueries {
    */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
     const issues: FieldIssue[] = [];
-    requireText(issues, 'owner', query.owner, 1024);
+    const all = query.owner === ALL_OWNERS;
+    if (query.owner !== ALL_OWNERS) requireText(issues, 'owner', query.owner, 1024);
     const limit = pageSize(issues, query.limit);
     if (query.since !== undefined) requireTime(issues, 'since', query.since, false);
     query.states?.forEach((state, i) => {
@@ -88,9 +90,11 @@ export class AppQueries {
     const sinceKey = query.since === undefined ? undefined : createdAtPrefix(query.since);
     if (cursor && sinceKey !== undefined && cursor.createdKey < sinceKey) return { records: [] };
 
-    const names: Record<string, string> = { '#ownerKey': A.ownerKey, '#expiresAt': A.expiresAt };
+    const partitionAttribute = all ? A.allKey : A.ownerKey;
+    const partitionValue = query.owner === ALL_OWNERS ? ALL_APPS_KEY : query.owner;
+    const names: Record<string, string> = { '#ownerKey': partitionAttribute, '#expiresAt': A.expiresAt };
     const values: Record<string, unknown> = {
-      ':owner': query.owner,
+      ':owner': partitionValue,
       ':nowSeconds': nowSeconds(this.context),
     };
     let keyCondition = '#ownerKey = :owner';
@@ -119,11 +123,10 @@ export class AppQueries {
       filters.push(`#state IN (${states.map((_, i) => `:state${i}`).join(', ')})`);
     }
     const filtered = query.scheduler !== undefined || query.session !== undefined || states.length > 0;
-    const owner = query.owner;
     return this.collectPages({
       base: {
         TableName: this.context.tableName,
-        IndexName: TABLE_INDEXES.byOwner,
+        IndexName: all ? TABLE_INDEXES.byCreated : TABLE_INDEXES.byOwner,
         KeyConditionExpression: keyCondition,
         FilterExpression: filters.join(' AND '),
         ExpressionAttributeNames: names,
@@ -133,7 +136,7 @@ export class AppQueries {
       limit,
       batch: filtered ? FILTERED_QUERY_BATCH : 0,
       startKey: cursor && {
-        [A.ownerKey]: owner,
+        [partitionAttribute]: partitionValue,
         [A.createdKey]: cursor.createdKey,
         [A.partitionKey]: appPartitionKey(handleOfCreatedKey(cursor.createdKey)),
         [A.sortKey]: APP_SORT_KEY,

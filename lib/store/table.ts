@@ -7,7 +7,7 @@
  *
  * | item | `pk` | `sk` | index keys | TTL (`expiresAt`) |
  * |---|---|---|---|---|
- * | app record | `APP#<handle>` | `A` | `ownerKey`, `createdKey`, `nativeKey`, `activeKey` (only while not terminal) | retention after a terminal state |
+ * | app record | `APP#<handle>` | `A` | `ownerKey`, `allKey`, `createdKey`, `nativeKey`, `activeKey` (only while not terminal) | retention after a terminal state |
  * | idempotency reservation | `IDEM#<owner>#<key>` (URI-encoded parts) | `I` | none | 24 h after the reservation |
  *
  * @module
@@ -26,6 +26,8 @@ export const TABLE_ATTRIBUTES = {
   createdKey: 'createdKey',
   /** `byNativeName` partition key: `<scheduler>#<nativeName>`. */
   nativeKey: 'nativeKey',
+  /** `byCreated` partition key: the same value ({@link ALL_APPS_KEY}) on every app record. */
+  allKey: 'allKey',
   /** `byActive` partition key: the scheduler name, present only while the app is not terminal. */
   activeKey: 'activeKey',
   /** `byActive` sort key (number, epoch ms): the record's `updatedAt`. */
@@ -42,7 +44,15 @@ export const TABLE_INDEXES = {
   byNativeName: 'byNativeName',
   /** Sparse: non-terminal records of a scheduler by last update (`activeKey`, `updatedAt`), all attributes. */
   byActive: 'byActive',
+  /** Every owner's records, newest first (`allKey`, `createdKey`), all attributes: admin listings. */
+  byCreated: 'byCreated',
 } as const;
+
+/**
+ * The `allKey` of every app record. One partition key value: the index serves admin listings, and its write
+ * rate is the rate of record writes (a few per job), far below a partition's 1,000 writes per second.
+ */
+export const ALL_APPS_KEY = 'APP';
 
 /** How much of an item an index holds. */
 export type IndexProjection = 'ALL' | 'KEYS_ONLY';
@@ -104,6 +114,12 @@ export const APP_TABLE: TableDefinition = Object.freeze<TableDefinition>({
       name: TABLE_INDEXES.byActive,
       partitionKey: { name: TABLE_ATTRIBUTES.activeKey, type: 'S' },
       sortKey: { name: TABLE_ATTRIBUTES.updatedAt, type: 'N' },
+      projection: 'ALL',
+    },
+    {
+      name: TABLE_INDEXES.byCreated,
+      partitionKey: { name: TABLE_ATTRIBUTES.allKey, type: 'S' },
+      sortKey: { name: TABLE_ATTRIBUTES.createdKey, type: 'S' },
       projection: 'ALL',
     },
   ]),

@@ -1,11 +1,12 @@
 /**
  * The EventBridge publisher over the real AWS wire: PutEvents to moto's bus, whose rule for `AppState Change`
  * events delivers them to a log group the test reads. The local server publishes in-process instead (see
- * lib/local/server.ts), so this drives the deployed stack's publisher directly.
+ * lib/events/local-outbox.ts), so this drives the deployed publisher's PutEvents path directly.
  */
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventBridgePublisher } from '../../functions/shared/backends/event-bridge.js';
+import { eventBridgePutEvents } from '../../functions/shared/backends/event-bridge.js';
+import { putAllEvents } from '../../lib/events/outbox.js';
 import type { AppStateChangeEvent } from '../../lib/runner/index.js';
 import { MOTO_EVENT_BUS, MOTO_EVENTS_LOG_GROUP } from './constants.js';
 import { pointSdkAtMoto } from './helpers.js';
@@ -17,7 +18,7 @@ beforeAll(() => {
 });
 afterAll(() => logs?.destroy());
 
-describe('eventBridgePublisher over the AWS wire (moto)', () => {
+describe("the outbox publisher's PutEvents over the AWS wire (moto)", () => {
   it('puts an AppState Change event on the bus that a rule on source and detail-type matches', async () => {
     const event: AppStateChangeEvent = {
       handle: 'aws_batch://torchx/txs-moto-queue:train-moto1',
@@ -31,14 +32,14 @@ describe('eventBridgePublisher over the AWS wire (moto)', () => {
       reason: 'Essential container in task exited — ünïcödé ✓',
       time: new Date().toISOString(),
       source: 'event',
+      id: 'aws_batch://torchx/txs-moto-queue:train-moto1#3',
+      version: 3,
     };
-    const clients: object[] = [];
-    const publisher = eventBridgePublisher(MOTO_EVENT_BUS, (client) => {
-      clients.push(client);
-      return client;
+    const outcome = await putAllEvents([event], {
+      busName: MOTO_EVENT_BUS,
+      putEvents: eventBridgePutEvents(),
     });
-    await publisher.publish(event);
-    expect(clients).toHaveLength(1);
+    expect(outcome).toEqual({ failed: [], retried: 0 });
 
     const delivered = await logs.send(new FilterLogEventsCommand({ logGroupName: MOTO_EVENTS_LOG_GROUP }));
     const messages = (delivered.events ?? []).map(

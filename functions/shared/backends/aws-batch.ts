@@ -13,5 +13,6 @@ export function awsBatchFactory(deps: BackendDeps): SchedulerFactory {
       batchClient: deps.created(new BatchClient({})),
       logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
       queues: deps.listEnv(ENV.batchQueues, []),
+      stackTags: deps.deployment.stackTags,
     });
 }

@@ -11,5 +11,9 @@ export function awsSageMakerFactory(deps: BackendDeps): SchedulerFactory {
     createAwsSageMakerScheduler(ctx, {
       sageMakerClient: deps.created(new SageMakerClient({})),
       logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
+      stackTags: deps.deployment.stackTags,
+      ...(deps.deployment.sageMakerInstanceTypes === undefined
+        ? {}
+        : { allowedInstanceTypes: deps.deployment.sageMakerInstanceTypes }),
     });
 }

@@ -1,6 +1,7 @@
 /** What the container hands a backend module when it loads it. */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { AppStateTransition } from '../../../lib/specs/index.js';
+import type { DeploymentConfig } from '../deployment-config.js';
 
 /** Dependencies of a scheduler backend's factory. */
 export interface BackendDeps {
@@ -12,6 +13,8 @@ export interface BackendDeps {
   requireEnv(name: string): string;
   /** Reads a comma-separated environment variable. */
   listEnv(name: string, fallback: string[]): string[];
+  /** The deployment's security settings (stack tag, SageMaker instance types). */
+  deployment: DeploymentConfig;
   /** Local mode: where local scheduler state changes go. */
   emitLocalTransition(appId: string, transition: AppStateTransition): Promise<void>;
 }

@@ -110,6 +110,8 @@ export interface AwsBatchSchedulerOptions {
   uniqueNamer?: UniqueNamer;
   /** How far back {@link AwsBatchScheduler.list} looks (days, by creation time); 30 by default. */
   listWindowDays?: number;
+  /** Tags every job definition and job gets after all others (a deployed stack's tag); none by default. */
+  stackTags?: Readonly<Record<string, string>>;
 }
 
 let sharedBatchClient: BatchClient | undefined;
@@ -152,6 +154,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   private readonly queues: readonly string[] | undefined;
   private readonly uniqueNamer: UniqueNamer;
   private readonly listWindowMs: number;
+  private readonly stackTags: Readonly<Record<string, string>>;
 
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
     super(AWS_BATCH_SCHEDULER, context);
@@ -161,6 +164,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
     this.listWindowMs = (options.listWindowDays ?? DEFAULT_LIST_WINDOW_DAYS) * DAY_MS;
+    this.stackTags = { ...(options.stackTags ?? {}) };
   }
 
   /** The run options; `user` defaults to the configured default user, else the OS user. */
@@ -182,7 +186,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   }
 
   protected translate(app: AppDef, cfg: AwsBatchOpts): AppDryRunInfo<AwsBatchRequest> {
-    const { request, app: submitted } = translateApp(app, cfg, this.uniqueNamer);
+    const { request, app: submitted } = translateApp(app, cfg, this.uniqueNamer, this.stackTags);
     return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
   }
 
@@ -195,7 +199,12 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
     super.validate(app, cfg);
     const resolved = this.runOpts().resolve(cfg) as AwsBatchOpts;
-    translateApp(app, resolved, (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`);
+    translateApp(
+      app,
+      resolved,
+      (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`,
+      this.stackTags,
+    );
   }
 
   /** `<queue>:<job name>`, as TorchX. */

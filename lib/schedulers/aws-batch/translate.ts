@@ -312,7 +312,11 @@ const PLACEHOLDER_IMAGES = new Set(['', NONE, MISSING]);
  * @throws AppNotSupportedError for more than five roles (TorchX's message); ValidationError naming each
  *   offending field otherwise.
  */
-export function checkApp(app: Readonly<AppDef>, cfg: Readonly<AwsBatchOpts>): void {
+export function checkApp(
+  app: Readonly<AppDef>,
+  cfg: Readonly<AwsBatchOpts>,
+  stackTags: Readonly<Record<string, string>> = {},
+): void {
   if (app.roles.length > MAX_NODE_GROUPS) {
     throw new AppNotSupportedError(NODE_GROUPS_MESSAGE, [
       { path: 'app.roles', message: NODE_GROUPS_MESSAGE },
@@ -418,6 +422,7 @@ export function checkApp(app: Readonly<AppDef>, cfg: Readonly<AwsBatchOpts>): vo
     TORCHX_APP_NAME_TAG,
     TORCHX_USER_TAG,
     ...Object.keys(app.metadata),
+    ...Object.keys(stackTags),
   ]);
   if (tagKeys.size > MAX_TAGS) {
     add('app.metadata', `makes ${tagKeys.size} tags with TorchX's three; AWS Batch allows ${MAX_TAGS}`);
@@ -467,7 +472,9 @@ export interface Translation {
  * - a definition whose command (or anything but env values) embeds the job name is per-run and named after
  *   the job, as in TorchX; otherwise env values holding the job name (the runner's `TORCHX_JOB_ID`) move to
  *   SubmitJob `nodeOverrides` and the definition is named `<app>-<content hash>`, so runs share it;
- * - SubmitJob carries the tags, the share id, `timeout` and `propagateTags`.
+ * - SubmitJob carries the tags, the share id, `timeout` and `propagateTags`;
+ * - `stackTags` (a deployed stack's `torchx-serverless:stack` tag) go on the definition and the job after
+ *   every other tag, so app metadata cannot override them; none outside a stack, so dry runs match TorchX.
  *
  * @throws ValidationError (see {@link checkApp}) and when a request exceeds Batch's size quotas.
  */
@@ -475,8 +482,9 @@ export function translateApp(
   app: Readonly<AppDef>,
   cfg: Readonly<AwsBatchOpts>,
   uniqueNamer: UniqueNamer = defaultUniqueNamer,
+  stackTags: Readonly<Record<string, string>> = {},
 ): Translation {
-  checkApp(app, cfg);
+  checkApp(app, cfg, stackTags);
   const submitted = withPushedImages(app, cfg.image_repo);
   const shareId = cfg.share_id;
   const prefix = jobNamePrefix(app.name, shareId);
@@ -507,6 +515,7 @@ export function translateApp(
     [TORCHX_APP_NAME_TAG]: app.name,
     [TORCHX_USER_TAG]: cfg.user,
     ...app.metadata,
+    ...stackTags,
   };
   const definition: RegisterJobDefinitionCommandInput = {
     jobDefinitionName: jobName,

@@ -98,6 +98,10 @@ export interface AwsSageMakerSchedulerOptions {
   throttleBaseDelayMs?: number;
   /** How far back `list` looks for jobs, in ms (default 30 days). */
   listLookbackMs?: number;
+  /** Tags every training job gets after all others (a deployed stack's tag); none by default. */
+  stackTags?: Readonly<Record<string, string>>;
+  /** Instance types runs may use (403 `InstanceTypeNotAllowed` otherwise); any by default. */
+  allowedInstanceTypes?: readonly string[];
 }
 
 let sharedSageMakerClient: SageMakerClient | undefined;
@@ -175,6 +179,8 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
   private readonly throttleRetries: number;
   private readonly throttleBaseDelayMs: number;
   private readonly listLookbackMs: number;
+  private readonly stackTags: Readonly<Record<string, string>> | undefined;
+  private readonly allowedInstanceTypes: readonly string[] | undefined;
   /** Tags of jobs already looked at by `list` (undefined: not ours); names are never reused. */
   private readonly tagCache = new Map<string, Record<string, string> | undefined>();
 
@@ -188,6 +194,8 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
     this.throttleRetries = options.throttleRetries ?? 3;
     this.throttleBaseDelayMs = options.throttleBaseDelayMs ?? 500;
     this.listLookbackMs = options.listLookbackMs ?? DEFAULT_LIST_LOOKBACK_MS;
+    this.stackTags = options.stackTags;
+    this.allowedInstanceTypes = options.allowedInstanceTypes;
   }
 
   override runOpts(): RunOpts {
@@ -223,7 +231,14 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
   }
 
   private translateContext(uniqueId: string): TranslateContext {
-    return { backend: this.backend, sessionName: this.sessionName, uniqueId, version: this.version };
+    return {
+      backend: this.backend,
+      sessionName: this.sessionName,
+      uniqueId,
+      version: this.version,
+      ...(this.stackTags === undefined ? {} : { stackTags: this.stackTags }),
+      ...(this.allowedInstanceTypes === undefined ? {} : { allowedInstanceTypes: this.allowedInstanceTypes }),
+    };
   }
 
   override appIdOf(dryrun: AppDryRunInfo<AwsSageMakerRequest>): string {

@@ -30,7 +30,7 @@ import {
   type Role,
   ValidationError,
 } from '../../specs/index.js';
-import { AppNotSupportedError } from '../errors.js';
+import { AppNotSupportedError, InstanceTypeNotAllowedError } from '../errors.js';
 import { MAX_TRAINING_JOB_NAME_LENGTH, TRAINING_JOB_NAME_PATTERN, trainingJobName } from './names.js';
 import { type AwsSageMakerOpts, SDK_ONLY_OPTIONS, sdkOnlyOptionsIn } from './opts.js';
 import { ROLE_NAME_ENV, ROLE_NAME_TAG } from './state.js';
@@ -117,7 +117,14 @@ export interface TranslateContext {
   uniqueId: string;
   /** Value of the `torchx.pytorch.org/version` tag. */
   version: string;
+  /** Tags the job gets after all others (a deployed stack's tag); none by default, so dry runs match TorchX. */
+  stackTags?: Readonly<Record<string, string>>;
+  /** Instance types the deployment allows; any when undefined. */
+  allowedInstanceTypes?: readonly string[];
 }
+
+/** The deployment setting that widens {@link TranslateContext.allowedInstanceTypes}, quoted in refusals. */
+export const INSTANCE_TYPES_SETTING = "the construct's sageMakerInstanceTypes (TXS_SAGEMAKER_INSTANCE_TYPES)";
 
 /** Collects field issues so that one error lists every problem. */
 class Issues {
@@ -259,7 +266,14 @@ function checkTag(issues: Issues, path: string, key: string, value: string): voi
   }
 }
 
-function buildTags(app: AppDef, role: Role, cfg: AwsSageMakerOpts, version: string, issues: Issues): Tag[] {
+function buildTags(
+  app: AppDef,
+  role: Role,
+  cfg: AwsSageMakerOpts,
+  context: TranslateContext,
+  issues: Issues,
+): Tag[] {
+  const { version } = context;
   const tags = new Map<string, { value: string; path: string }>();
   const put = (key: string, value: string, path: string) => {
     tags.delete(key);
@@ -278,6 +292,7 @@ function buildTags(app: AppDef, role: Role, cfg: AwsSageMakerOpts, version: stri
     put(tag.Key, tag.Value ?? '', `cfg.tags.${i}`);
   });
   for (const [key, value] of Object.entries(app.metadata)) put(key, value, `app.metadata.${key}`);
+  for (const [key, value] of Object.entries(context.stackTags ?? {})) put(key, value, 'tags');
   for (const [key, { value, path }] of tags) checkTag(issues, path, key, value);
   if (tags.size > SAGEMAKER_LIMITS.tags) {
     issues.add(
@@ -688,7 +703,7 @@ export function translateApp(
   const resourceConfig = buildResourceConfig(role, cfg, issues);
   const vpcConfig = checkVpc(cfg, issues);
   const stoppingCondition = buildStoppingCondition(cfg, issues);
-  const tags = buildTags(app, role, cfg, context.version, issues);
+  const tags = buildTags(app, role, cfg, context, issues);
   const environment = buildEnvironment(resolvedRole, cfg, jobName, context, issues);
   const hyperParameters = cfg.hyperparameters ?? {};
   checkHyperParameters(issues, hyperParameters);
@@ -701,6 +716,15 @@ export function translateApp(
   }
   checkS3Uri(issues, 'cfg.checkpoint_s3_uri', cfg.checkpoint_s3_uri, 's3://my-bucket/checkpoints/');
   issues.throwIfAny();
+  const allowed = context.allowedInstanceTypes;
+  if (allowed !== undefined && !allowed.includes(resourceConfig.InstanceType ?? '')) {
+    throw new InstanceTypeNotAllowedError(
+      cfg.instance_type === null ? 'app.roles.0.resource' : 'cfg.instance_type',
+      resourceConfig.InstanceType ?? '',
+      allowed,
+      INSTANCE_TYPES_SETTING,
+    );
+  }
 
   const outputDataConfig: OutputDataConfig = { S3OutputPath: cfg.output_path };
   if (cfg.output_kms_key !== null) outputDataConfig.KmsKeyId = cfg.output_kms_key;

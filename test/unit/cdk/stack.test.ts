@@ -42,6 +42,8 @@ beforeAll(() => {
     sessionName: 'research',
     recordRetentionDays: 90,
     schedulers: ['aws_batch'],
+    batchJobQueues: ['gpu-queue'],
+    apiLogging: true,
     throttlingRateLimit: 5,
     throttlingBurstLimit: 10,
     webAclArn: WEB_ACL,
@@ -221,26 +223,34 @@ describe('TorchxServerless REST API', () => {
     expect(withParams).toHaveLength(ROUTES.filter((r) => r.path.includes('{appId}')).length);
   });
 
-  it('throttles the stage and logs access and errors to CloudWatch', () => {
+  it('throttles and traces the stage, without API logs or the account-wide logging role by default', () => {
     defaults.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'dev',
       TracingEnabled: true,
-      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"caller"') },
+      AccessLogSetting: Match.absent(),
       MethodSettings: [
         Match.objectLike({
           HttpMethod: '*',
           ResourcePath: '/*',
           ThrottlingRateLimit: 50,
           ThrottlingBurstLimit: 100,
-          LoggingLevel: 'ERROR',
+          LoggingLevel: 'OFF',
           DataTraceEnabled: false,
         }),
       ],
     });
+    defaults.template.resourceCountIs('AWS::ApiGateway::Account', 0);
     configured.template.hasResourceProperties('AWS::ApiGateway::Stage', { StageName: 'prod' });
+  });
+
+  it('logs access and errors to CloudWatch with apiLogging, still without replacing the account role', () => {
     tuned.template.hasResourceProperties('AWS::ApiGateway::Stage', {
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 })],
+      AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('"caller"') },
+      MethodSettings: [
+        Match.objectLike({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10, LoggingLevel: 'ERROR' }),
+      ],
     });
+    tuned.template.resourceCountIs('AWS::ApiGateway::Account', 0);
   });
 
   it("answers API Gateway's own 4xx and 5xx in the API's error shape", () => {
@@ -281,16 +291,22 @@ describe('TorchxServerless state-change events', () => {
     RetryPolicy: { MaximumRetryAttempts: 10, MaximumEventAgeInSeconds: 7200 },
   });
 
-  it('routes every Batch job state change to the state-change function, with retries and a DLQ', () => {
-    defaults.template.hasResourceProperties('AWS::Events::Rule', {
-      EventPattern: { source: ['aws.batch'], 'detail-type': ['Batch Job State Change'] },
-      Targets: [Match.objectLike(stateChangeTarget(defaults))],
+  it('routes Batch job state changes to the state-change function, with retries and a DLQ', () => {
+    configured.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: Match.objectLike({ source: ['aws.batch'], 'detail-type': ['Batch Job State Change'] }),
+      Targets: [Match.objectLike(stateChangeTarget(configured))],
     });
-    const [batchRule] = Object.values(resources(defaults, 'AWS::Events::Rule')).filter((r) =>
+    const [batchRule] = Object.values(resources(configured, 'AWS::Events::Rule')).filter((r) =>
       JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.batch'),
     );
     expect(batchRule?.Properties.EventBusName).toBeUndefined(); // the default bus, where AWS services publish
-    expect(Object.keys(batchRule!.Properties.EventPattern as object)).not.toContain('detail');
+  });
+
+  it('has no Batch rule without queues (no aws_batch)', () => {
+    const rules = Object.values(resources(defaults, 'AWS::Events::Rule'));
+    expect(rules.some((r) => JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.batch'))).toBe(
+      false,
+    );
   });
 
   it('matches only the configured queues when batchJobQueues is set', () => {
@@ -333,7 +349,7 @@ describe('TorchxServerless state-change events', () => {
     });
   });
 
-  it('keeps dead letters encrypted, for 14 days, and lets only the two rules send to the queue over TLS', () => {
+  it('keeps dead letters encrypted, for 14 days, and lets only the state-change rules send to the queue over TLS', () => {
     defaults.template.hasResourceProperties('AWS::SQS::Queue', {
       SqsManagedSseEnabled: true,
       MessageRetentionPeriod: 14 * 24 * 3600,
@@ -347,7 +363,13 @@ describe('TorchxServerless state-change events', () => {
       ),
     ).toBe(true);
     const sends = statements.filter((s) => s.Effect === 'Allow');
-    expect(sends).toHaveLength(2);
+    expect(sends).toHaveLength(1); // the SageMaker rule: no Batch rule without queues
+    const [configuredPolicy] = Object.values(resources(configured, 'AWS::SQS::QueuePolicy'));
+    expect(
+      (configuredPolicy!.Properties.PolicyDocument as { Statement: { Effect: string }[] }).Statement.filter(
+        (s) => s.Effect === 'Allow',
+      ),
+    ).toHaveLength(2);
     for (const send of sends) {
       expect(send.Principal).toEqual({ Service: 'events.amazonaws.com' });
       expect(JSON.stringify(send.Condition)).toContain('aws:SourceArn');

@@ -226,6 +226,24 @@ describe('apiErrorFrom', () => {
     expect(error.exitCode).toBe(ExitCode.USAGE);
   });
 
+  it("keeps the API's own 403 refusals (host access, admin-only) with their fields, not as a credentials problem", () => {
+    const error = apiErrorFrom({
+      ...base,
+      status: 403,
+      signed: true,
+      bodyText: JSON.stringify(
+        apiError(403, 'HostAccessDenied', 'This deployment does not allow …', [
+          { path: 'cfg.privileged', message: 'privileged containers are not allowed by this deployment' },
+        ]).body,
+      ),
+    }) as ApiError;
+    expect(error).not.toBeInstanceOf(AuthError);
+    expect(error.apiCode).toBe('HostAccessDenied');
+    expect(error.issues.map((i) => i.path)).toEqual(['cfg.privileged']);
+    expect(error.hint).toContain('administrator');
+    expect(error.exitCode).toBe(ExitCode.AUTH);
+  });
+
   it('treats API Gateway throttling and timeouts as unavailable', () => {
     expect(gateway(429, 'Too Many Requests').exitCode).toBe(ExitCode.UNAVAILABLE);
     expect(gateway(504, 'Endpoint request timed out').message).toContain(

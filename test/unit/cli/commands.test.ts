@@ -443,6 +443,13 @@ describe('txs list', () => {
     expect(err).toContain('DONE is not a state; use one of UNSUBMITTED, SUBMITTED');
   });
 
+  it('asks for every owner with --owner all (deployment admins)', async () => {
+    await txs(['list', '--owner', 'all']);
+    expect(api.requests[0]?.query.get('owner')).toBe('all');
+    await txs(['list']);
+    expect(api.requests[1]?.query.has('owner')).toBe(false);
+  });
+
   it('prints the apps as JSON with --json', async () => {
     api.addApp('local_cwd://torchx/a-1', {});
     const { out } = await txs(['list', '--json']);

@@ -43,10 +43,11 @@ describe('createTableInput', () => {
       { AttributeName: 'nativeKey', AttributeType: 'S' },
       { AttributeName: 'activeKey', AttributeType: 'S' },
       { AttributeName: 'updatedAt', AttributeType: 'N' },
+      { AttributeName: 'allKey', AttributeType: 'S' },
     ]);
   });
 
-  it('defines the three indexes with their projections', () => {
+  it('defines the four indexes with their projections', () => {
     expect(input.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: TABLE_INDEXES.byOwner,
@@ -69,6 +70,14 @@ describe('createTableInput', () => {
         KeySchema: [
           { AttributeName: 'activeKey', KeyType: 'HASH' },
           { AttributeName: 'updatedAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      },
+      {
+        IndexName: TABLE_INDEXES.byCreated,
+        KeySchema: [
+          { AttributeName: 'allKey', KeyType: 'HASH' },
+          { AttributeName: 'createdKey', KeyType: 'RANGE' },
         ],
         Projection: { ProjectionType: 'ALL' },
       },
