@@ -7,6 +7,7 @@ import {
   WaitTimeoutError,
 } from '../../../lib/runner/index.js';
 import { SchedulerRegistry, UnknownRoleError } from '../../../lib/schedulers/index.js';
+import { compileLogFilter } from '../../../lib/schedulers/log-filter.js';
 import {
   InvalidRunConfigError,
   makeAppDef,
@@ -371,7 +372,7 @@ describe('Runner', () => {
       h.fake.log(record.appId, 'trainer', 1, 'epoch 1', 'loss=0.5', 'epoch 2');
       const page = await h.runner.readLogs(
         handle,
-        { role: 'trainer', replica: 1, regex: 'epoch', limit: 2 },
+        { role: 'trainer', replica: 1, filter: compileLogFilter('epoch'), limit: 2 },
         OWNER,
       );
       expect(page).toMatchObject({ lines: ['epoch 1'], caughtUp: false, nextToken: '2' });
