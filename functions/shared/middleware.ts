@@ -9,7 +9,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { errorResponse, HttpRequestError, toTxsError } from './http-errors.js';
+import { errorResponse, HttpRequestError, statusForCode, toTxsError } from './http-errors.js';
 import { logger, metrics } from './powertools.js';
 
 /** Largest accepted request body (bytes). */
@@ -129,7 +129,8 @@ export function apiHandler(
         request.event?.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
       const known = toTxsError(request.error);
       if (known) {
-        logger.info('request rejected', { code: known.code, reason: known.message });
+        const log = statusForCode(known.code) >= 500 ? logger.error : logger.info;
+        log.call(logger, 'request rejected', { code: known.code, reason: known.message, cause: known.cause });
         metrics.addMetric(`${options.operation}Rejected`, 'Count', 1);
       } else {
         logger.error('internal error', request.error as Error);

@@ -59,8 +59,14 @@ export class InvalidRunConfigError extends TxsError {
 /** Thrown when an app handle is not of the form `{scheduler}://{session}/{appId}`. */
 export class MalformedAppHandleError extends TxsError {
   readonly code = 'MalformedAppHandle';
-  constructor(readonly handle: string) {
-    super(`${handle} is not of the form: <scheduler_backend>://<session_name>/<app_id>`);
+  constructor(
+    readonly handle: string,
+    reason?: string,
+  ) {
+    const shown = JSON.stringify(handle.length > 300 ? `${handle.slice(0, 300)}…` : handle).slice(1, -1);
+    super(
+      `${shown} is not of the form: <scheduler_backend>://<session_name>/<app_id>${reason ? ` (${reason})` : ''}`,
+    );
   }
 }
 

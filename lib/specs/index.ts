@@ -13,6 +13,7 @@ export * from './errors.js';
 export * from './ids.js';
 export * from './macros.js';
 export * from './named-resources.js';
+export * from './names.js';
 export * from './run-opts.js';
 export * from './schema.js';
 export * from './status.js';

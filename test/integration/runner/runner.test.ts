@@ -445,7 +445,8 @@ describe('Runner with an ambiguous submission', () => {
     const ctx = { owner: OWNER, idempotencyKey: 'k-ambiguous' };
     const error = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SubmissionOutcomeUnknownError);
-    expect((error as Error).message).toContain('batch:SubmitJob timed out');
+    expect(((error as Error).cause as Error).message).toBe('batch:SubmitJob timed out');
+    expect((error as Error).message).not.toContain('batch:SubmitJob timed out');
     const handle = (error as InstanceType<typeof SubmissionOutcomeUnknownError>).handle;
     expect((await h.runner.get(handle)).state).toBe('UNSUBMITTED');
 
