@@ -2,7 +2,7 @@
  * The one place where errors become HTTP responses: our errors map to a status by `code`; middy's own
  * HTTP errors (body parsing) map to our codes; anything else is a 500 that carries only the request id.
  */
-import { TxsError } from '../../lib/specs/index.js';
+import { BACKEND_TEXT_CODES, TxsError } from '../../lib/specs/index.js';
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   Unauthenticated: 401,
@@ -43,8 +43,8 @@ const SERVER_SIDE = new Set([
 ]);
 
 /**
- * Our own words for errors whose messages carry DynamoDB's or AWS's text (table names, ARNs, account ids,
- * the service's wording). The client gets these instead, with the request id; the original message is in
+ * Our own words for the errors of `BACKEND_TEXT_CODES` (lib/specs), whose messages carry DynamoDB's or AWS's
+ * text (table names, ARNs, account ids, the service's wording). The client gets these instead, with the request id; the original message is in
  * the function's log under that id (the middleware logs every error it maps).
  */
 const PUBLIC_MESSAGES: Readonly<Record<string, string>> = {
@@ -139,7 +139,9 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
   }
   const statusCode = statusForCode(known.code);
   if (statusCode === 503 && known.code !== 'BackendNotConfigured') headers['retry-after'] = '5';
-  const publicMessage = PUBLIC_MESSAGES[known.code];
+  const publicMessage = BACKEND_TEXT_CODES.has(known.code)
+    ? (PUBLIC_MESSAGES[known.code] ?? 'A backend of this service failed the request')
+    : undefined;
   const payload: Record<string, unknown> = {
     code: known.code,
     message: publicMessage === undefined ? known.message : `${publicMessage} (request id ${requestId})`,

@@ -199,6 +199,23 @@ describe('Runner', () => {
       });
     });
 
+    it("records only the code, not AWS's text, when the backend refuses the submission", async () => {
+      const { BackendAccessDeniedError } = await import('../../../lib/schedulers/index.js');
+      h.fake.failNextSchedule = new BackendAccessDeniedError(
+        'AWS denied batch:SubmitJob (AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/Run/x)',
+      );
+      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER })).rejects.toThrow(
+        BackendAccessDeniedError,
+      );
+      const page = await h.runner.list({ owner: OWNER });
+      const failed = page.records.find(
+        (r) => r.state === 'FAILED' && r.reason?.includes('BackendAccessDenied'),
+      );
+      expect(failed?.reason).toBe(
+        "submission failed: BackendAccessDenied (the backend refused it; the service's log has the details)",
+      );
+    });
+
     it('returns the same handle for a retried Idempotency-Key and submits once', async () => {
       const ctx = { owner: OWNER, idempotencyKey: 'k-1' };
       const first = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
