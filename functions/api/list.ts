@@ -1,6 +1,13 @@
 /** `GET /v1/apps`: the caller's apps, newest first, with filters and paging. */
 import type { ListAppsQuery } from '../../lib/runner/index.js';
-import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
+import {
+  type AppState,
+  isAppState,
+  SCHEDULER_NAME_PATTERN,
+  SESSION_NAME_PATTERN,
+  SESSION_NAME_RULE,
+  ValidationError,
+} from '../../lib/specs/index.js';
 import { recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
@@ -23,6 +30,11 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   const since = timeParam('since', req.query('since'));
   const limit = intParam('limit', req.query('limit'), 1, 100);
   const nextToken = req.query('nextToken');
+  if (scheduler && !SCHEDULER_NAME_PATTERN.test(scheduler)) {
+    throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
+  }
+  if (session && !SESSION_NAME_PATTERN.test(session))
+    throw ValidationError.forField('session', SESSION_NAME_RULE);
   if (scheduler) query.scheduler = scheduler;
   if (session) query.session = session;
   if (since) query.since = since.getTime();

@@ -106,6 +106,24 @@ describe('app ids at the route', () => {
   });
 });
 
+describe('list filters', () => {
+  it.each([
+    ['scheduler', 'a'.repeat(5_000)],
+    ['scheduler', 'aws_batch\u202E'],
+    ['session', 'torchx/x'],
+  ])('refuses a bad %s filter with a 400 naming it, before any DynamoDB call', async (name, value) => {
+    takeAllCalls();
+    const reply = await invoke(env.api.List, {
+      method: 'GET',
+      resource: '/v1/apps',
+      query: { [name]: value },
+    });
+    expect(reply.statusCode).toBe(400);
+    expect(issueOf(reply.body).path).toBe(name);
+    expect(takeAllCalls()).toEqual({ dynamo: {}, aws: {} });
+  });
+});
+
 describe('names and cfg values before anything is written', () => {
   it.each([
     ['a newline in the queue', { ...BATCH_RUN, cfg: { queue: 'q\n' } }, 'cfg.queue'],
