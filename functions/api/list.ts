@@ -3,7 +3,14 @@
  * and `?owner=<another owner>` are for deployment admins only.
  */
 import { ALL_OWNERS, type ListAppsQuery } from '../../lib/runner/index.js';
-import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
+import {
+  type AppState,
+  isAppState,
+  SCHEDULER_NAME_PATTERN,
+  SESSION_NAME_PATTERN,
+  SESSION_NAME_RULE,
+  ValidationError,
+} from '../../lib/specs/index.js';
 import { recordsRunner } from '../shared/container.js';
 import { HttpRequestError } from '../shared/http-errors.js';
 import { apiHandler } from '../shared/middleware.js';
@@ -27,6 +34,11 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   const since = timeParam('since', req.query('since'));
   const limit = intParam('limit', req.query('limit'), 1, 100);
   const nextToken = req.query('nextToken');
+  if (scheduler && !SCHEDULER_NAME_PATTERN.test(scheduler)) {
+    throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
+  }
+  if (session && !SESSION_NAME_PATTERN.test(session))
+    throw ValidationError.forField('session', SESSION_NAME_RULE);
   if (scheduler) query.scheduler = scheduler;
   if (session) query.session = session;
   if (since) query.since = since.getTime();

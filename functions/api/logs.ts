@@ -1,5 +1,6 @@
 /** `GET /v1/apps/{scheduler}/{appId}/logs`: one page of a replica's log lines. */
 import type { LogPageRequest, LogStream } from '../../lib/schedulers/index.js';
+import { compileLogFilter } from '../../lib/schedulers/log-filter.js';
 import { ValidationError } from '../../lib/specs/index.js';
 import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
@@ -21,12 +22,12 @@ export const handler = apiHandler({ operation: 'Logs' }, async (req) => {
     }
     request.streams = streams as LogStream;
   }
-  const regex = req.query('regex');
+  const filter = compileLogFilter(req.query('regex'));
   const since = timeParam('since', req.query('since'));
   const until = timeParam('until', req.query('until'));
   const limit = intParam('limit', req.query('limit'), 1, 10_000);
   const nextToken = req.query('nextToken');
-  if (regex) request.regex = regex;
+  if (filter) request.filter = filter;
   if (since) request.since = since;
   if (until) request.until = until;
   if (limit !== undefined) request.limit = limit;

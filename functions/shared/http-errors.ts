@@ -2,7 +2,7 @@
  * The one place where errors become HTTP responses: our errors map to a status by `code`; middy's own
  * HTTP errors (body parsing) map to our codes; anything else is a 500 that carries only the request id.
  */
-import { TxsError } from '../../lib/specs/index.js';
+import { BACKEND_TEXT_CODES, TxsError } from '../../lib/specs/index.js';
 
 const STATUS_BY_CODE: Readonly<Record<string, number>> = {
   Unauthenticated: 401,
@@ -30,6 +30,7 @@ const STATUS_BY_CODE: Readonly<Record<string, number>> = {
 
 /** Codes of errors that are the service's fault even though they are ours (5xx). */
 const SERVER_SIDE = new Set([
+  'StoreError',
   'BackendAccessDenied',
   'BackendError',
   'BackendNotConfigured',
@@ -43,6 +44,29 @@ const SERVER_SIDE = new Set([
   'SchedulerError',
   'WaitTimeout',
 ]);
+
+/**
+ * Our own words for the errors of `BACKEND_TEXT_CODES` (lib/specs), whose messages carry DynamoDB's or AWS's
+ * text (table names, ARNs, account ids, the service's wording). The client gets these instead, with the request id; the original message is in
+ * the function's log under that id (the middleware logs every error it maps).
+ */
+const PUBLIC_MESSAGES: Readonly<Record<string, string>> = {
+  StoreError: 'The app record store failed this request',
+  StoreUnavailable: 'The app record store is busy or unreachable; try again shortly',
+  StoreTableNotFound: 'The app record table is missing: the deployment is incomplete; tell its operator',
+  BackendError:
+    'The scheduler backend (AWS) failed the call; try again later, and tell the operator if it persists',
+  BackendAccessDenied:
+    "AWS denied a call this service needs: the deployment's IAM permissions are incomplete; tell its operator",
+  BackendQuotaExceeded:
+    'An account quota of the scheduler backend is reached: wait for running jobs to finish, or ask the ' +
+    'operator to raise the quota in Service Quotas',
+  BackendConflict:
+    'The backend already has a job with this name: submit again (a new dry run picks a new name)',
+  BackendValidation:
+    "AWS rejected the request's content after this service's checks passed: check the run options (cfg) " +
+    'and the app against docs/schedulers.md',
+};
 
 /** A JSON error response. */
 export interface ErrorResponse {
@@ -118,8 +142,15 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
   }
   const statusCode = statusForCode(known.code);
   if (statusCode === 503 && known.code !== 'BackendNotConfigured') headers['retry-after'] = '5';
-  const payload: Record<string, unknown> = { code: known.code, message: known.message, requestId };
-  if (known.issues.length > 0) payload.details = known.issues;
+  const publicMessage = BACKEND_TEXT_CODES.has(known.code)
+    ? (PUBLIC_MESSAGES[known.code] ?? 'A backend of this service failed the request')
+    : undefined;
+  const payload: Record<string, unknown> = {
+    code: known.code,
+    message: publicMessage === undefined ? known.message : `${publicMessage} (request id ${requestId})`,
+    requestId,
+  };
+  if (known.issues.length > 0 && publicMessage === undefined) payload.details = known.issues;
   // SubmissionOutcomeUnknown: the app's handle, to check its status or retry with the same Idempotency-Key.
   const handle = (known as { handle?: unknown }).handle;
   if (known.code === 'SubmissionOutcomeUnknown' && typeof handle === 'string') payload.handle = handle;

@@ -10,7 +10,7 @@ import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { deploymentConfig } from './deployment-config.js';
-import { errorResponse, HttpRequestError, toTxsError } from './http-errors.js';
+import { errorResponse, HttpRequestError, statusForCode, toTxsError } from './http-errors.js';
 import { type Caller, callerOf } from './identity.js';
 import { logger, metrics } from './powertools.js';
 
@@ -137,7 +137,8 @@ export function apiHandler(
         request.event?.requestContext?.requestId ?? request.context?.awsRequestId ?? 'unknown';
       const known = toTxsError(request.error);
       if (known) {
-        logger.info('request rejected', { code: known.code, reason: known.message });
+        const log = statusForCode(known.code) >= 500 ? logger.error : logger.info;
+        log.call(logger, 'request rejected', { code: known.code, reason: known.message, cause: known.cause });
         metrics.addMetric(`${options.operation}Rejected`, 'Count', 1);
       } else {
         logger.error('internal error', request.error as Error);

@@ -8,12 +8,10 @@ import type { ComponentDescription } from '../components/index.js';
 import { AppStatus, pythonRepr } from '../specs/index.js';
 import type { AppResponse, AppSummary, DryRunResponse, SchedulerInfo } from './api-types.js';
 import { runOptsFromDescriptions } from './cfg.js';
+import { escapeStrict, TERMINAL_CONTROLS } from './terminal-text.js';
 import { formatLocalTime } from './time.js';
 
-const GREEN = '\u001b[32m';
-const RED = '\u001b[31m';
-const BOLD = '\u001b[1m';
-const RESET = '\u001b[0m';
+const { green: GREEN, red: RED, bold: BOLD, reset: RESET } = TERMINAL_CONTROLS;
 
 /** ANSI colouring, a no-op when `enabled` is false. */
 export interface Painter {
@@ -37,7 +35,9 @@ export function painter(enabled: boolean): Painter {
  * formatTable(['APP HANDLE', 'APP STATUS'], [['local_cwd://torchx/echo-k3x9', 'SUCCEEDED']]);
  * ```
  */
-export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function formatTable(headers: readonly string[], cells: readonly (readonly string[])[]): string {
+  // Cells come from the server (handles, names): escaped strictly, so a table cannot hide or reorder text.
+  const rows = cells.map((r) => r.map(escapeStrict));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells

@@ -7,6 +7,7 @@ import { type AppState, isTerminal } from '../specs/index.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
 import type { OutputStream } from './io.js';
+import { TERMINAL_CONTROLS } from './terminal-text.js';
 import { formatElapsed, toEpochMs } from './time.js';
 
 /** Shared knowledge that an app reached a terminal state, for log followers to drain and stop. */
@@ -80,7 +81,7 @@ export class TransitionPrinter {
   /** Clears the live line (call before writing anything else to the same stream). */
   clearLive(): void {
     if (this.liveText !== undefined) {
-      this.out.write('\r\u001b[2K');
+      this.out.write(TERMINAL_CONTROLS.clearLine);
       this.liveText = undefined;
     }
   }
@@ -95,7 +96,7 @@ export class TransitionPrinter {
     }
     const created = toEpochMs(this.app.createdAt) ?? this.now();
     const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …`;
-    this.out.write(`\r\u001b[2K${text}`);
+    this.out.write(`${TERMINAL_CONTROLS.clearLine}${text}`);
     this.liveText = text;
   }
 

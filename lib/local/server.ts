@@ -93,9 +93,21 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefin
   });
 }
 
+/** The path of a request target as sent (no dot-segment resolution, no decoding), without query or fragment. */
+function rawPathOf(target: string): string {
+  const end = target.search(/[?#]/);
+  return end < 0 ? target : target.slice(0, end);
+}
+
+/** True when a segment of `path` is `.` or `..`, literally or percent-encoded (`%2e`). */
+function hasDotSegment(path: string): boolean {
+  return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+}
+
 function toEvent(
   req: IncomingMessage,
   url: URL,
+  path: string,
   route: CompiledRoute,
   match: RegExpExecArray,
   body: Buffer | undefined,
@@ -116,7 +128,7 @@ function toEvent(
   return proxyEvent({
     method: req.method ?? 'GET',
     resource: route.route.path,
-    path: url.pathname,
+    path,
     headers,
     query,
     pathParameters: route.params.length > 0 ? pathParameters : null,
@@ -261,14 +273,27 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const server: Server = createServer(async (req, res) => {
     try {
       const url = new URL(req.url ?? '/', 'http://localhost');
+      // Route on the path as sent, like API Gateway: `..` and `.` segments are refused rather than resolved,
+      // and `%2F` stays inside its path parameter (the handler decodes it once and checks the id).
+      const path = rawPathOf(req.url ?? '/');
+      if (hasDotSegment(path)) {
+        sendJson(res, 400, {
+          error: {
+            code: 'ValidationFailed',
+            message: 'path: "." and ".." segments are not resolved; send the path without them',
+            details: [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
+          },
+        });
+        return;
+      }
       const candidates = routes
-        .map((r) => ({ r, match: r.pattern.exec(url.pathname) }))
+        .map((r) => ({ r, match: r.pattern.exec(path) }))
         .filter((c): c is { r: CompiledRoute; match: RegExpExecArray } => c.match !== null);
       if (candidates.length === 0) {
         sendJson(res, 404, {
           error: {
             code: 'RouteNotFound',
-            message: `No route ${req.method} ${url.pathname}; see docs/http-api.md`,
+            message: `No route ${req.method} ${path}; see docs/http-api.md`,
           },
         });
         return;
@@ -282,7 +307,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           {
             error: {
               code: 'MethodNotAllowed',
-              message: `${req.method} is not allowed on ${url.pathname}; use ${allowed}`,
+              message: `${req.method} is not allowed on ${path}; use ${allowed}`,
             },
           },
           { allow: allowed },
@@ -290,10 +315,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         return;
       }
       const body = await readBody(req, 2 * 1024 * 1024);
-      const event = toEvent(req, url, chosen.r, chosen.match, body, defaultUser);
+      const event = toEvent(req, url, path, chosen.r, chosen.match, body, defaultUser);
       const handler = await handlerFor(chosen.r.route);
       const result = await handler(event, lambdaContext(`txs-local-${chosen.r.route.name}`));
-      log(`${req.method} ${url.pathname}${url.search} -> ${result.statusCode}`);
+      log(`${req.method} ${path}${url.search} -> ${result.statusCode}`);
       res.writeHead(result.statusCode, (result.headers ?? {}) as Record<string, string>);
       res.end(result.body);
     } catch (error) {

@@ -48,7 +48,8 @@ export class SubmissionOutcomeUnknownError extends TxsError {
     cause: unknown,
   ) {
     super(
-      `The submission of ${handle} may not have reached the scheduler (${cause instanceof Error ? cause.message : String(cause)}). ` +
+      // The backend's own words stay in `cause` (logged server-side), never in the client's message.
+      `The submission of ${handle} may not have reached the scheduler (a timeout, a dropped connection or a server error). ` +
         'Its record stays UNSUBMITTED until the reconciler settles it; check it with GET on the app, or retry ' +
         'with the same Idempotency-Key to get this handle back without submitting twice',
       { cause },

@@ -24,6 +24,7 @@ import {
   type AppRecord,
   type AppStateTransition,
   AppStatus,
+  BACKEND_TEXT_CODES,
   type Cfg,
   checkHostAccess,
   cloneAppDef,
@@ -374,7 +375,7 @@ export class Runner {
         eventTime: this.now(),
         attempt: 0,
         source: 'submit',
-        reason: `submission failed: ${error instanceof Error ? error.message : String(error)}`,
+        reason: `submission failed: ${submissionFailure(error)}`,
       };
       // The rejection is what the caller must see, even if recording it fails: the record then stays
       // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
@@ -761,4 +762,16 @@ export function statusOfRecord(record: AppRecord): AppStatus {
   };
   if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
   return new AppStatus(init);
+}
+
+/**
+ * The reason a failed submission records (shown to the app's owner as the status message): our own message,
+ * or, for an error carrying AWS's or DynamoDB's text (`BACKEND_TEXT_CODES`), only its code; that text is in
+ * the function's log with the request.
+ */
+function submissionFailure(error: unknown): string {
+  if (error instanceof TxsError && BACKEND_TEXT_CODES.has(error.code)) {
+    return `${error.code} (the backend refused it; the service's log has the details)`;
+  }
+  return error instanceof Error ? error.message : String(error);
 }

@@ -3,8 +3,6 @@
  *
  * @module
  */
-import { ValidationError } from '../specs/index.js';
-
 /** Which output streams to read. Not every scheduler separates stdout and stderr. */
 export type LogStream = 'stdout' | 'stderr' | 'combined';
 
@@ -14,8 +12,11 @@ export interface LogQuery {
   role: string;
   /** Replica (node) index within the role; 0 by default. */
   replica?: number;
-  /** Keep only lines matching this JavaScript regular expression (search, not full match). */
-  regex?: string;
+  /**
+   * Keep only lines this filter matches. Build it from a caller's text with `compileLogFilter` (module
+   * `log-filter.ts`: linear-time RE2 semantics), never from a JavaScript `RegExp`.
+   */
+  filter?: LineFilter;
   /** Only lines at or after this time. */
   since?: Date;
   /** Only lines before this time. */
@@ -56,26 +57,17 @@ export interface LogIterOptions extends LogQuery {
 export const DEFAULT_LOG_PAGE_SIZE = 1_000;
 export const MAX_LOG_PAGE_SIZE = 10_000;
 
-/**
- * Compiles a user regex, or throws a ValidationError naming `regex`.
- *
- * @example
- * ```ts
- * const match = compileLogRegex('loss=\\d+');
- * ```
- */
-export function compileLogRegex(regex: string | undefined): RegExp | undefined {
-  if (regex === undefined || regex === '') return undefined;
-  try {
-    return new RegExp(regex);
-  } catch (e) {
-    throw ValidationError.forField('regex', `is not a valid regular expression: ${(e as Error).message}`);
-  }
+/** A compiled line filter (see `compileLogFilter`). */
+export interface LineFilter {
+  /** The pattern as the caller wrote it. */
+  readonly source: string;
+  /** True when the line is kept. */
+  matches(line: string): boolean;
 }
 
-/** Keeps the lines that match `pattern` (all lines when there is none). */
-export function filterLines(lines: readonly string[], pattern: RegExp | undefined): string[] {
-  return pattern ? lines.filter((line) => pattern.test(line)) : [...lines];
+/** Keeps the lines `filter` matches (all lines when there is none). */
+export function filterLines(lines: readonly string[], filter: LineFilter | undefined): string[] {
+  return filter ? lines.filter((line) => filter.matches(line)) : [...lines];
 }
 
 /** Splits text into lines without their newline characters (a final newline does not add an empty line). */

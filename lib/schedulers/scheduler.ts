@@ -17,13 +17,7 @@ import {
   ValidationError,
 } from '../specs/index.js';
 import { NotSupportedError } from './errors.js';
-import {
-  compileLogRegex,
-  filterLines,
-  type LogIterOptions,
-  type LogPage,
-  type LogPageRequest,
-} from './logs.js';
+import { filterLines, type LogIterOptions, type LogPage, type LogPageRequest } from './logs.js';
 
 /** What every scheduler can be given at construction. */
 export interface SchedulerContext {
@@ -183,14 +177,13 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
 
   /**
    * Reads one page of a replica's log. Subclasses that support logs override {@link fetchLogPage}; this
-   * method applies the regex filter.
+   * method applies the request's line filter to the page.
    *
    * @throws NotSupportedError when the scheduler has no log access.
    */
   async readLogs(appId: string, request: LogPageRequest): Promise<LogPage> {
-    const pattern = compileLogRegex(request.regex);
     const page = await this.fetchLogPage(appId, request);
-    return { ...page, lines: filterLines(page.lines, pattern) };
+    return { ...page, lines: filterLines(page.lines, request.filter) };
   }
 
   /** Reads one unfiltered page of a replica's log; the base reports that logs are not supported. */

@@ -35,6 +35,22 @@ export abstract class TxsError extends Error {
   }
 }
 
+/**
+ * Codes of errors whose messages carry a backend's own text (DynamoDB's or AWS's wording, table names, ARNs,
+ * account ids). Such a message is for the service's log only: the HTTP layer answers with its own words and
+ * the runner records only the code. The errors themselves are defined in the store and schedulers layers.
+ */
+export const BACKEND_TEXT_CODES: ReadonlySet<string> = new Set([
+  'StoreError',
+  'StoreUnavailable',
+  'StoreTableNotFound',
+  'BackendError',
+  'BackendAccessDenied',
+  'BackendQuotaExceeded',
+  'BackendConflict',
+  'BackendValidation',
+]);
+
 /** Renders a cfg the way TorchX's messages do (`<EMPTY>` when nothing was given). */
 function renderCfg(cfg: Readonly<Record<string, unknown>> | undefined): string {
   if (!cfg || Object.keys(cfg).length === 0) return '<EMPTY>';
@@ -59,8 +75,14 @@ export class InvalidRunConfigError extends TxsError {
 /** Thrown when an app handle is not of the form `{scheduler}://{session}/{appId}`. */
 export class MalformedAppHandleError extends TxsError {
   readonly code = 'MalformedAppHandle';
-  constructor(readonly handle: string) {
-    super(`${handle} is not of the form: <scheduler_backend>://<session_name>/<app_id>`);
+  constructor(
+    readonly handle: string,
+    reason?: string,
+  ) {
+    const shown = JSON.stringify(handle.length > 300 ? `${handle.slice(0, 300)}…` : handle).slice(1, -1);
+    super(
+      `${shown} is not of the form: <scheduler_backend>://<session_name>/<app_id>${reason ? ` (${reason})` : ''}`,
+    );
   }
 }
 

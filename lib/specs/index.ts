@@ -14,6 +14,7 @@ export * from './host-access.js';
 export * from './ids.js';
 export * from './macros.js';
 export * from './named-resources.js';
+export * from './names.js';
 export * from './run-opts.js';
 export * from './schema.js';
 export * from './status.js';

@@ -17,8 +17,10 @@ import {
   type Resource,
   type Role,
 } from './app-def.js';
+import { SESSION_NAME_PATTERN, SESSION_NAME_RULE } from './app-handle.js';
 import { type FieldIssue, ValidationError } from './errors.js';
 import { namedResource } from './named-resources.js';
+import { escapeUnsafeCharacters, hasUnsafeNameCharacters, UNSAFE_NAME_MESSAGE } from './names.js';
 import type { Cfg } from './run-opts.js';
 
 // Only the English locale: `z.locales.en()` would pull every locale (~250 KB) into each bundle.
@@ -35,21 +37,19 @@ export const MAX_METADATA_DEPTH = 8;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-// Names end up in job names, tags and log streams: no control characters. Every string must be well-formed
-// Unicode (JSON escapes can carry lone surrogates, which AWS would reject only after the record is written).
-const CONTROL_CHARACTERS = /\p{Cc}/u;
+// Every string must be well-formed Unicode (JSON escapes can carry lone surrogates, which AWS would reject
+// only after the record is written).
 const wellFormed = z.refine<string>((v) => v.isWellFormed(), 'contains invalid Unicode (a lone surrogate)');
-const name = z.string().check(
-  z.minLength(1, 'must not be empty'),
-  z.maxLength(MAX_NAME_LENGTH),
-  wellFormed,
-  z.refine((v) => !CONTROL_CHARACTERS.test(v), 'must not contain control characters (tabs, newlines, …)'),
-);
+const safeText = z.refine<string>((v) => !hasUnsafeNameCharacters(v), UNSAFE_NAME_MESSAGE);
+const name = z
+  .string()
+  .check(z.minLength(1, 'must not be empty'), z.maxLength(MAX_NAME_LENGTH), wellFormed, safeText);
 const text = z.string().check(z.maxLength(MAX_STRING_LENGTH), wellFormed);
 const safeKey = z.string().check(
   z.minLength(1, 'keys must not be empty'),
   z.maxLength(MAX_NAME_LENGTH),
   wellFormed,
+  safeText,
   z.refine((k) => !FORBIDDEN_KEYS.has(k), 'this key name is not allowed'),
 );
 const stringMap = z.record(safeKey, text);
@@ -102,7 +102,7 @@ const resourceObject = z.strictObject({
 
 const roleSchema = z.strictObject({
   name,
-  image: z.string().check(z.maxLength(MAX_NAME_LENGTH)),
+  image: z.string().check(z.maxLength(MAX_NAME_LENGTH), wellFormed, safeText),
   entrypoint: name,
   args: z.optional(z.array(text).check(z.maxLength(MAX_LIST_ITEMS))),
   env: z.optional(stringMap),
@@ -135,9 +135,7 @@ const cfgSchema = z.record(safeKey, cfgValue);
 
 const runRequestSchema = z.strictObject({
   scheduler: name,
-  session: z.optional(
-    z.string().check(z.regex(/^[A-Za-z0-9_.-]{0,64}$/, 'use up to 64 letters, digits, "_", "." or "-"')),
-  ),
+  session: z.optional(z.string().check(z.regex(SESSION_NAME_PATTERN, SESSION_NAME_RULE))),
   cfg: z.optional(cfgSchema),
   app: z.optional(appDefSchema),
   component: z.optional(name),
@@ -171,7 +169,7 @@ const CAMEL_HINTS: Readonly<Record<string, string>> = {
 };
 
 function joinPath(base: string, path: readonly PropertyKey[]): string {
-  return [base, ...path.map(String)].filter((p) => p.length > 0).join('.');
+  return [base, ...path.map((p) => escapeUnsafeCharacters(String(p)))].filter((p) => p.length > 0).join('.');
 }
 
 function describeReceived(input: unknown): string {
@@ -196,6 +194,9 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], base: string)
             : `unknown field '${key}'; remove it`,
         });
       }
+    } else if (issue.code === 'invalid_key') {
+      // A map key failed its rule: say which rule (the nested issue), not zod's generic "Invalid key".
+      out.push({ path, message: issue.issues[0]?.message ?? issue.message });
     } else if (issue.code === 'invalid_type' && issue.input === undefined) {
       out.push({ path, message: `is required (expected ${issue.expected})` });
     } else if (issue.code === 'invalid_type') {

@@ -28,7 +28,10 @@ describe('Run when SubmitJob times out', () => {
     env.aws.nextTimeout = { action: 'SubmitJob', afterAccept: true };
     const reply = await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: BODY });
     expect(reply.statusCode).toBe(503);
-    expect((reply.body.error as { code: string; message: string }).message).toMatch(/SubmitJob/);
+    const error = reply.body.error as { code: string; message: string };
+    expect(error.code).toBe('SubmissionOutcomeUnknown');
+    expect(error.message).toMatch(/may not have reached the scheduler/);
+    expect(error.message).not.toMatch(/SubmitJob|TimeoutError/); // AWS's own text stays in the log
     const [job] = [...env.aws.batchJobs.values()];
     if (!job) throw new Error('the fake Batch saw no submission');
     const before = await recordOf(job.jobName);

@@ -8,7 +8,15 @@
  */
 import { userInfo } from 'node:os';
 import type { EvaluateOnExit, Ulimit } from '@aws-sdk/client-batch';
-import { type Cfg, type FieldIssue, RunOpts, ValidationError } from '../../specs/index.js';
+import {
+  type Cfg,
+  type FieldIssue,
+  hasUnsafeNameCharacters,
+  RunOpts,
+  UNSAFE_NAME_MESSAGE,
+  ValidationError,
+} from '../../specs/index.js';
+import { isIamRoleArn } from '../aws-names.js';
 
 /** The resolved run options of `aws_batch` (snake_case keys, defaults filled by `RunOpts.resolve`). */
 export interface AwsBatchOpts extends Cfg {
@@ -57,6 +65,65 @@ export const MAX_EVALUATE_ON_EXIT = 5;
 export const MAX_RETRY_RULES = MAX_EVALUATE_ON_EXIT - 1;
 /** Longest retry-rule pattern Batch accepts. */
 export const MAX_RETRY_PATTERN_LENGTH = 512;
+
+/** A Batch job queue name (CreateJobQueue): 1–128 letters, digits, `-` and `_`. */
+export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+/** A Batch job queue ARN: `arn:<partition>:batch:<region>:<account>:job-queue/<name>`. */
+export const QUEUE_ARN_PATTERN = /^arn:aws[a-z-]*:batch:[a-z0-9-]+:\d{12}:job-queue\/([A-Za-z0-9_-]{1,128})$/;
+/** An ECR or registry repository for `image_repo`: no whitespace, control or format characters. */
+const IMAGE_REPO_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:/@-]{0,254}$/;
+/** A CloudWatch Logs group name: 1–512 letters, digits and `. - _ / #`. */
+const LOG_GROUP_PATTERN = /^[.\-_/#A-Za-z0-9]{1,512}$/;
+
+/**
+ * The queue name of `queue` (a name, or the name inside a queue ARN); undefined when it is neither.
+ *
+ * @example
+ * ```ts
+ * queueNameOf('arn:aws:batch:us-east-1:123456789012:job-queue/gpu'); // 'gpu'
+ * queueNameOf('gpu'); // 'gpu'
+ * ```
+ */
+export function queueNameOf(queue: string): string | undefined {
+  if (QUEUE_NAME_PATTERN.test(queue)) return queue;
+  return QUEUE_ARN_PATTERN.exec(queue)?.[1];
+}
+
+/**
+ * AWS's name rules for the resolved options, checked in the dry run so a value AWS would reject is refused
+ * before anything is written or submitted: the queue (name or ARN), the role ARNs, the user tag's characters, the log
+ * group, the share id and the image repository.
+ *
+ * @returns one issue per bad option (`cfg.<name>`), empty when all are fine.
+ */
+export function awsBatchOptionIssues(cfg: Readonly<AwsBatchOpts>): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const add = (key: string, message: string) => issues.push({ path: `cfg.${key}`, message });
+  if (queueNameOf(cfg.queue) === undefined) {
+    add(
+      'queue',
+      'must be a job queue name (1-128 letters, digits, "-" or "_") or a job queue ARN ' +
+        '(arn:aws:batch:<region>:<account>:job-queue/<name>)',
+    );
+  }
+  for (const key of ['job_role_arn', 'execution_role_arn'] as const) {
+    const value = cfg[key];
+    if (value !== null && !isIamRoleArn(value)) {
+      add(key, 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/my-role');
+    }
+  }
+  if (hasUnsafeNameCharacters(cfg.user)) add('user', `becomes a tag value; it ${UNSAFE_NAME_MESSAGE}`);
+  if (cfg.share_id !== null && !/^[A-Za-z0-9]{1,255}\*?$/.test(cfg.share_id)) {
+    add('share_id', 'must be 1 to 255 letters and digits, optionally followed by *');
+  }
+  if (cfg.log_group !== null && !LOG_GROUP_PATTERN.test(cfg.log_group)) {
+    add('log_group', 'must be 1 to 512 characters of letters, digits and . - _ / #');
+  }
+  if (cfg.image_repo !== null && !IMAGE_REPO_PATTERN.test(cfg.image_repo)) {
+    add('image_repo', 'must be a repository such as 123456789012.dkr.ecr.us-east-1.amazonaws.com/my-repo');
+  }
+  return issues;
+}
 
 /**
  * The OS user name, as TorchX's `getpass.getuser()`; `unknown` where the OS has no entry for the process

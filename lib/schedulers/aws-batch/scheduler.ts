@@ -59,7 +59,7 @@ import {
   sameQueue,
 } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
-import { type AwsBatchOpts, awsBatchRunOpts, osUserName } from './options.js';
+import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
 import {
   batchConsoleUrl,
@@ -207,9 +207,13 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     );
   }
 
-  /** `<queue>:<job name>`, as TorchX. */
+  /**
+   * `<queue name>:<job name>`, as TorchX, except that a queue given as an ARN contributes only its name: app
+   * ids hold no `/`, so one app has one handle (`aws_batch://torchx/gpu:train-k3x9`).
+   */
   appIdOf(dryrun: AppDryRunInfo<AwsBatchRequest>): string {
-    return `${dryrun.request.submitJob.jobQueue}:${dryrun.request.submitJob.jobName}`;
+    const { jobQueue, jobName } = dryrun.request.submitJob;
+    return `${queueNameOf(jobQueue ?? '') ?? jobQueue}:${jobName}`;
   }
 
   /** The Batch job name: the part after the last `:` of the app id. */
@@ -598,7 +602,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
         const tags = job.tags ?? {};
         if (!Object.hasOwn(tags, TORCHX_VERSION_TAG)) continue;
         apps.push({
-          appId: `${queue}:${job.jobName}`,
+          appId: `${queueNameOf(queue) ?? queue}:${job.jobName}`,
           state: batchStateOf(job),
           appHandle: '<NOT_SET>',
           name: tags[TORCHX_APP_NAME_TAG] ?? job.jobName ?? '',

@@ -41,6 +41,7 @@ import {
 import { AppNotSupportedError } from '../errors.js';
 import {
   type AwsBatchOpts,
+  awsBatchOptionIssues,
   MAX_PRIORITY,
   MIN_TIMEOUT_SECONDS,
   parseRetryRules,
@@ -391,13 +392,7 @@ export function checkApp(
   if (cfg.timeout !== null && cfg.timeout < MIN_TIMEOUT_SECONDS) {
     add('cfg.timeout', `must be at least ${MIN_TIMEOUT_SECONDS} seconds, got ${cfg.timeout}`);
   }
-  if (cfg.share_id !== null && !/^[A-Za-z0-9]{1,255}\*?$/.test(cfg.share_id)) {
-    add('cfg.share_id', 'must be 1 to 255 letters and digits, optionally followed by *');
-  }
-  if (cfg.log_group !== null && !/^[.\-_/#A-Za-z0-9]{1,512}$/.test(cfg.log_group)) {
-    add('cfg.log_group', 'must be 1 to 512 characters of letters, digits and . - _ / #');
-  }
-  if (cfg.queue.trim() === '') add('cfg.queue', 'must name a job queue (name or ARN)');
+  issues.push(...awsBatchOptionIssues(cfg));
   for (const [key, value] of Object.entries(app.metadata)) {
     if (key.length < 1 || key.length > MAX_TAG_KEY_LENGTH) {
       add(`app.metadata.${key}`, `becomes a tag; tag keys must have 1 to ${MAX_TAG_KEY_LENGTH} characters`);

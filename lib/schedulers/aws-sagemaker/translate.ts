@@ -30,6 +30,7 @@ import {
   type Role,
   ValidationError,
 } from '../../specs/index.js';
+import { isIamRoleArn, isS3Uri } from '../aws-names.js';
 import { AppNotSupportedError, InstanceTypeNotAllowedError } from '../errors.js';
 import { MAX_TRAINING_JOB_NAME_LENGTH, TRAINING_JOB_NAME_PATTERN, trainingJobName } from './names.js';
 import { type AwsSageMakerOpts, SDK_ONLY_OPTIONS, sdkOnlyOptionsIn } from './opts.js';
@@ -90,8 +91,6 @@ export const SAGEMAKER_LIMITS = {
   roleArnLength: 2_048,
 } as const;
 
-const ROLE_ARN_PATTERN = /^arn:aws[a-z-]*:iam::\d{12}:role\/?[a-zA-Z_0-9+=,.@\-_/]+$/;
-const S3_URI_PATTERN = /^(https|s3):\/\/([^/]+)\/?(.*)$/;
 const KMS_KEY_PATTERN = /^[a-zA-Z0-9:/_-]*$/;
 const ENV_KEY_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TAG_PATTERN = /^[\p{L}\p{Z}\p{N}_.:/=+\-@]*$/u;
@@ -225,7 +224,7 @@ function checkRange(
 
 function checkS3Uri(issues: Issues, path: string, value: string | null, example: string): void {
   if (value === null) return;
-  if (!S3_URI_PATTERN.test(value) || value.length > SAGEMAKER_LIMITS.s3UriLength) {
+  if (!isS3Uri(value)) {
     issues.add(path, `must be an S3 URI of at most 1024 characters, e.g. ${example}; got '${value}'`);
   }
 }
@@ -238,13 +237,7 @@ function checkKmsKey(issues: Issues, path: string, value: string | null): void {
 }
 
 function checkRoleArn(issues: Issues, roleArn: string): void {
-  if (
-    ROLE_ARN_PATTERN.test(roleArn) &&
-    roleArn.length >= 20 &&
-    roleArn.length <= SAGEMAKER_LIMITS.roleArnLength
-  ) {
-    return;
-  }
+  if (isIamRoleArn(roleArn)) return;
   const looksLikeName = !roleArn.startsWith('arn:') && /^[\w+=,.@/-]+$/.test(roleArn);
   issues.add(
     'cfg.role',

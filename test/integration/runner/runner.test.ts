@@ -8,6 +8,7 @@ import {
   WaitTimeoutError,
 } from '../../../lib/runner/index.js';
 import { SchedulerRegistry, UnknownRoleError } from '../../../lib/schedulers/index.js';
+import { compileLogFilter } from '../../../lib/schedulers/log-filter.js';
 import {
   InvalidRunConfigError,
   makeAppDef,
@@ -206,6 +207,23 @@ describe('Runner', () => {
       });
     });
 
+    it("records only the code, not AWS's text, when the backend refuses the submission", async () => {
+      const { BackendAccessDeniedError } = await import('../../../lib/schedulers/index.js');
+      h.fake.failNextSchedule = new BackendAccessDeniedError(
+        'AWS denied batch:SubmitJob (AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/Run/x)',
+      );
+      await expect(h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER })).rejects.toThrow(
+        BackendAccessDeniedError,
+      );
+      const page = await h.runner.list({ owner: OWNER });
+      const failed = page.records.find(
+        (r) => r.state === 'FAILED' && r.reason?.includes('BackendAccessDenied'),
+      );
+      expect(failed?.reason).toBe(
+        "submission failed: BackendAccessDenied (the backend refused it; the service's log has the details)",
+      );
+    });
+
     it('returns the same handle for a retried Idempotency-Key and submits once', async () => {
       const ctx = { owner: OWNER, idempotencyKey: 'k-1' };
       const first = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
@@ -379,7 +397,7 @@ describe('Runner', () => {
       h.fake.log(record.appId, 'trainer', 1, 'epoch 1', 'loss=0.5', 'epoch 2');
       const page = await h.runner.readLogs(
         handle,
-        { role: 'trainer', replica: 1, regex: 'epoch', limit: 2 },
+        { role: 'trainer', replica: 1, filter: compileLogFilter('epoch'), limit: 2 },
         OWNER,
       );
       expect(page).toMatchObject({ lines: ['epoch 1'], caughtUp: false, nextToken: '2' });
@@ -452,7 +470,8 @@ describe('Runner with an ambiguous submission', () => {
     const ctx = { owner: OWNER, idempotencyKey: 'k-ambiguous' };
     const error = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SubmissionOutcomeUnknownError);
-    expect((error as Error).message).toContain('batch:SubmitJob timed out');
+    expect(((error as Error).cause as Error).message).toBe('batch:SubmitJob timed out');
+    expect((error as Error).message).not.toContain('batch:SubmitJob timed out');
     const handle = (error as InstanceType<typeof SubmissionOutcomeUnknownError>).handle;
     expect((await h.runner.get(handle)).state).toBe('UNSUBMITTED');
 

@@ -13,6 +13,7 @@ import {
   UnknownReplicaError,
   UnknownRoleError,
 } from '../../../lib/schedulers/errors.js';
+import { compileLogFilter } from '../../../lib/schedulers/log-filter.js';
 import { encodeLogToken } from '../../../lib/schedulers/logs.js';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
 import { JOB_ID, mockedScheduler, nodeJob, parentJob } from './helpers.js';
@@ -168,7 +169,7 @@ describe('AwsBatchScheduler logs', () => {
     logs
       .on(GetLogEventsCommand)
       .resolves({ events: events('foo\nbar\n', 'foobar'), nextForwardToken: 'f/1' });
-    const page = await scheduler.readLogs(APP_ID, { role: 'ps', regex: 'foo.*' });
+    const page = await scheduler.readLogs(APP_ID, { role: 'ps', filter: compileLogFilter('foo.*') });
     expect(page.lines).toEqual(['foo', 'foobar']);
   });
 

@@ -23,6 +23,7 @@ import {
   UnknownReplicaError,
   UnknownRoleError,
 } from '../../../lib/schedulers/index.js';
+import { compileLogFilter } from '../../../lib/schedulers/log-filter.js';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
 import { describedJob, makeScheduler, sageMakerError } from './helpers.js';
 
@@ -200,7 +201,7 @@ describe('AwsSageMakerScheduler logs', () => {
         { timestamp: 2, message: 'epoch 2 loss=0.4' },
       ],
     });
-    const pages = await readAll({ role: 'trainer', regex: 'loss=' });
+    const pages = await readAll({ role: 'trainer', filter: compileLogFilter('loss=') });
     expect(pages.flatMap((p) => p.lines)).toStrictEqual(['epoch 1 loss=0.5', 'epoch 2 loss=0.4']);
   });
 

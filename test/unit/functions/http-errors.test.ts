@@ -2,8 +2,14 @@ import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
 import { errorResponse, statusForCode } from '../../../functions/shared/http-errors.js';
 import { IdempotencyConflictError } from '../../../lib/runner/index.js';
-import { BackendError, BackendNotConfiguredError } from '../../../lib/schedulers/index.js';
+import {
+  BackendAccessDeniedError,
+  BackendError,
+  BackendNotConfiguredError,
+  BackendValidationError,
+} from '../../../lib/schedulers/index.js';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
+import { StoreTableNotFoundError, StoreUnavailableError, toStoreError } from '../../../lib/store/index.js';
 
 describe('errorResponse', () => {
   it('answers a caller mistake with 400, its code, message and field details', () => {
@@ -65,5 +71,62 @@ describe('errorResponse', () => {
   it('gives every other code of ours a 4xx unless it is server-side', () => {
     expect(statusForCode('UnknownComponent')).toBe(400);
     expect(statusForCode('StoreTableNotFound')).toBe(500);
+  });
+
+  it('answers a DynamoDB ValidationException naming the table with our words and a 500, not its text', () => {
+    const sdk = Object.assign(
+      new Error(
+        'One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of ' +
+          '2048 bytes (table txs-prod-AppRecords-1A2B3C)',
+      ),
+      { name: 'ValidationException', $metadata: { httpStatusCode: 400 } },
+    );
+    const storeError = toStoreError(sdk, 'GetItem', 'txs-prod-AppRecords-1A2B3C');
+    expect(storeError.message).toContain('txs-prod-AppRecords-1A2B3C'); // kept for the server-side log
+    const response = errorResponse(storeError, 'req-7');
+    expect(response.statusCode).toBe(500);
+    expect(response.body).not.toMatch(/txs-prod|ValidationException|hashkey|DynamoDB|GetItem/);
+    expect(JSON.parse(response.body).error).toEqual({
+      code: 'StoreError',
+      message: 'The app record store failed this request (request id req-7)',
+      requestId: 'req-7',
+    });
+  });
+
+  it.each([
+    [new StoreTableNotFoundError('txs-prod-AppRecords-1A2B3C'), 500, /txs-prod/],
+    [
+      new StoreUnavailableError("DynamoDB GetItem on 'txs-prod-T' failed after retries"),
+      503,
+      /txs-prod|GetItem/,
+    ],
+    [
+      new BackendAccessDeniedError(
+        'AWS denied batch:SubmitJob (AccessDeniedException: User: arn:aws:sts::123456789012:assumed-role/Run is not authorized)',
+      ),
+      502,
+      /123456789012|assumed-role|AccessDeniedException/,
+    ],
+    [
+      new BackendError('batch:SubmitJob was rejected by AWS (ClientException: queue arn:aws:batch:x)', false),
+      503,
+      /arn:|ClientException/,
+    ],
+    [
+      new BackendValidationError(
+        'SageMaker rejected CreateTrainingJob: role arn:aws:iam::123456789012:role/x',
+        [{ path: 'cfg', message: 'SageMaker says: role arn:aws:iam::123456789012:role/x' }],
+      ),
+      400,
+      /123456789012|SageMaker says/,
+    ],
+  ])('replaces the AWS or DynamoDB text of %s with our words', (error, status, internal) => {
+    const response = errorResponse(error, 'req-8');
+    expect(response.statusCode).toBe(status);
+    expect(response.body).not.toMatch(internal);
+    const body = JSON.parse(response.body).error as { code: string; message: string; details?: unknown };
+    expect(body.code).toBe(error.code);
+    expect(body.message).toMatch(/\(request id req-8\)$/);
+    expect(body.details).toBeUndefined();
   });
 });

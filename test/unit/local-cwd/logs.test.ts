@@ -13,6 +13,7 @@ import {
   MAX_LINE_BYTES,
   readLogLines,
 } from '../../../lib/schedulers/local-cwd/index.js';
+import { compileLogFilter } from '../../../lib/schedulers/log-filter.js';
 import { UnknownAppError } from '../../../lib/specs/index.js';
 import { type Harness, makeHarness, shApp, waitForLine } from './helpers.js';
 
@@ -48,10 +49,9 @@ describe('LocalCwdScheduler logs', () => {
   it('applies the regex after reading a page', async () => {
     const appId = await h.scheduler.submit(shApp('regex', 'echo loss=1; echo acc=2; echo loss=3'));
     await h.scheduler.waitForExit(appId);
-    expect((await h.scheduler.readLogs(appId, { role: 'worker', regex: '^loss' })).lines).toEqual([
-      'loss=1',
-      'loss=3',
-    ]);
+    expect(
+      (await h.scheduler.readLogs(appId, { role: 'worker', filter: compileLogFilter('^loss') })).lines,
+    ).toEqual(['loss=1', 'loss=3']);
   });
 
   it('holds back a line without a newline while the replica runs, and returns it once it ended', async () => {

@@ -35,6 +35,54 @@ describe('app handles', () => {
   });
 });
 
+describe('canonical app handles', () => {
+  it.each([
+    ['a slash in the app id (x/ in front of it)', 'local_cwd://torchx/x/echo-k3x9', 'app id'],
+    ['a dot-dot prefix', 'local_cwd://torchx/../echo-k3x9', 'app id'],
+    [
+      'a Batch queue ARN inside the app id',
+      'aws_batch://torchx/arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-x',
+      'app id',
+    ],
+    ['a percent sign', 'local_cwd://torchx/echo%2Fk3x9', 'app id'],
+    ['whitespace', 'local_cwd://torchx/echo k3x9', 'app id'],
+    ['a bidi override', 'local_cwd://torchx/echo-\u202Ek3x9', 'app id'],
+    ['a zero-width space', 'local_cwd://torchx/echo\u200B-k3x9', 'app id'],
+    ['a 5,000-character app id', `local_cwd://torchx/${'a'.repeat(5_000)}`, 'app id'],
+    ['a scheduler with a colon', 'aws:batch://torchx/q:n', 'scheduler'],
+  ])('refuses %s, so one app has one spelling', (_what, handle, part) => {
+    expect(() => parseAppHandle(handle)).toThrow(MalformedAppHandleError);
+    expect(() => parseAppHandle(handle)).toThrow(`the ${part}`);
+  });
+
+  it('quotes a long or control-laden handle shortened and escaped in the message', () => {
+    const error = (() => {
+      try {
+        parseAppHandle(`x://y/${'a'.repeat(5_000)}\n`);
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    })();
+    expect(error?.message.length).toBeLessThan(500);
+    expect(error?.message).not.toContain('\n');
+  });
+
+  it('reads back every handle it makes for valid parts', () => {
+    for (const [scheduler, appId] of [
+      ['aws_batch', 'gpu-queue:train-k3x9'],
+      ['aws_sagemaker', 'train-k3x9'],
+      ['local_cwd', 'my.app_v2-k3x9'],
+    ] as const) {
+      expect(parseAppHandle(makeAppHandle(scheduler, 'torchx', appId))).toEqual({
+        scheduler,
+        session: 'torchx',
+        appId,
+      });
+    }
+  });
+});
+
 describe('unique ids', () => {
   it.each([
     [0n, ''],

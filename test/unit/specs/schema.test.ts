@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  escapeUnsafeCharacters,
   INSTANCE_TYPE_CAPABILITY,
   parseAppDef,
   parseCfg,
   parseRunRequest,
+  UNSAFE_NAME_MESSAGE,
   ValidationError,
 } from '../../../lib/specs/index.js';
 
@@ -204,7 +206,7 @@ describe('parseAppDef string hygiene and precise resource errors', () => {
 
   it('rejects control characters in names and lone surrogates anywhere', () => {
     expect(issuesOf(() => parseAppDef({ name: 'a\nb', roles: [minimalRole] }))).toEqual([
-      { path: 'app.name', message: 'must not contain control characters (tabs, newlines, …)' },
+      { path: 'app.name', message: UNSAFE_NAME_MESSAGE },
     ]);
     const lone = JSON.parse(
       '{"name":"x","roles":[{"name":"r","image":"i","entrypoint":"e","args":["\\ud800"]}]}',
@@ -212,6 +214,39 @@ describe('parseAppDef string hygiene and precise resource errors', () => {
     expect(issuesOf(() => parseAppDef(lone))).toEqual([
       { path: 'app.roles.0.args.0', message: 'contains invalid Unicode (a lone surrogate)' },
     ]);
+  });
+
+  it.each([
+    ['a right-to-left override (U+202E)', 'train\u202Egnp.exe'],
+    ['a left-to-right embedding (U+202A)', '\u202Atrain'],
+    ['a first-strong isolate (U+2068)', 'train\u2068x\u2069'],
+    ['a zero-width space (U+200B)', 'tra\u200Bin'],
+    ['a zero-width joiner (U+200D)', 'tra\u200Din'],
+    ['a byte-order mark (U+FEFF)', '\uFEFFtrain'],
+    ['a line separator (U+2028)', 'tra\u2028in'],
+    ['an escape sequence (ESC, U+001B)', 'train\u001b[2J'],
+    ['a C1 control (U+009B)', 'train\u009b2J'],
+  ])('rejects %s in app, role, key and image names', (_what, bad) => {
+    const role = { ...minimalRole, name: bad, image: bad, env: { [bad]: 'v' }, metadata: { [bad]: 1 } };
+    const issues = issuesOf(() => parseAppDef({ name: bad, roles: [role] }));
+    const shown = escapeUnsafeCharacters(bad); // a bad key is named in the path, escaped
+    expect(shown).not.toBe(bad);
+    expect(issues.map((i) => i.path).sort()).toEqual(
+      [
+        'app.name',
+        `app.roles.0.env.${shown}`,
+        'app.roles.0.image',
+        `app.roles.0.metadata.${shown}`,
+        'app.roles.0.name',
+      ].sort(),
+    );
+    expect(issues.every((i) => i.message === UNSAFE_NAME_MESSAGE)).toBe(true);
+  });
+
+  it('accepts visible non-ASCII names (accents, CJK, emoji without joiners)', () => {
+    expect(parseAppDef({ name: 'entraînement-训练-🙂', roles: [minimalRole] }).name).toBe(
+      'entraînement-训练-🙂',
+    );
   });
 
   it('keeps newlines in args (multi-line python -c programs)', () => {
