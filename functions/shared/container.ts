@@ -21,6 +21,7 @@ import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { type AppStateChangePublisher, NO_PUBLISHER, Runner } from '../../lib/runner/index.js';
+import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
 import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
@@ -59,12 +60,14 @@ let builtStore: DynamoAppRecordStore | undefined;
 let builtPublisher: AppStateChangePublisher | undefined;
 let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
+let builtRegistry: SchedulerRegistry | undefined;
 
 function forget(): void {
   builtStore = undefined;
   builtPublisher = undefined;
   builtRecordsRunner = undefined;
   builtRunner = undefined;
+  builtRegistry = undefined;
 }
 
 /** Local mode: set the in-process bus and publisher. Must run before the first Runner is built. */
@@ -185,8 +188,9 @@ function build(): Runner {
     }
     factories[name] = backend(deps);
   }
+  builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
   return new Runner({
-    schedulers: new SchedulerRegistry(factories, { sessionName: sessionName() }),
+    schedulers: builtRegistry,
     store: store(),
     sessionName: sessionName(),
     publisher: publisher(),
@@ -200,6 +204,18 @@ function build(): Runner {
 export function runner(): Runner {
   builtRunner ??= build();
   return builtRunner;
+}
+
+/**
+ * Local mode, before the server accepts requests: local_cwd settles the apps a previous server left running
+ * (exit codes recorded meanwhile) and adopts the replicas still alive; their state changes go through the
+ * in-process bus like any other. Returns the app ids it touched; none when local_cwd is not enabled.
+ */
+export async function recoverLocalApps(): Promise<string[]> {
+  runner();
+  if (!builtRegistry?.has(LOCAL_CWD)) return [];
+  const scheduler = builtRegistry.get(LOCAL_CWD);
+  return scheduler instanceof LocalCwdScheduler ? scheduler.recover() : [];
 }
 
 /** Closes the Runner's schedulers (local mode shutdown) and forgets the clients and Runners. */

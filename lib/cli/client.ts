@@ -29,6 +29,7 @@ import {
   ExitCode,
   UsageError,
 } from './errors.js';
+import { readLocalToken } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -52,6 +53,12 @@ export interface TxsClientOptions {
   /** Extra headers on every request (e.g. `x-txs-user` for the local server). */
   headers?: Record<string, string>;
   userAgent?: string;
+  /**
+   * The local server's token for unsigned requests (sent as `Authorization: Bearer`). Default: read for each
+   * request from `TXS_LOCAL_TOKEN_FILE` or `~/.txs/local/<port>.token` when the endpoint is a loopback
+   * http URL (see `local-token.ts`); nothing otherwise.
+   */
+  localToken?: () => Promise<string | undefined>;
 }
 
 /** Options of one request. */
@@ -202,6 +209,10 @@ export class TxsClient {
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
+    if (!this.options.signer && baseHeaders.authorization === undefined) {
+      const token = await (this.options.localToken ?? (() => readLocalToken(this.options.endpoint)))();
+      if (token !== undefined) baseHeaders.authorization = `Bearer ${token}`;
+    }
     const maxRetries = this.options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(method, url, baseHeaders, body, options.handle);
