@@ -17,6 +17,9 @@ let root: string;
 let dataDir: string;
 /** When set, /proc/net/tcp is rewritten so every client socket belongs to this uid (another OS user). */
 let pretendUid: number | undefined;
+/** The umask of this process before the server tightened it. */
+let userUmask: number;
+let originalUmask: number;
 
 async function fakeProcNet(): Promise<string[]> {
   const tables = await readProcNet();
@@ -38,6 +41,9 @@ async function fakeProcNet(): Promise<string[]> {
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'txs-sec-'));
   dataDir = join(root, 'data');
+  // A umask that is neither the usual 022 nor the server's 077, so the test shows which one replicas get.
+  userUmask = 0o027;
+  originalUmask = process.umask(userUmask);
   const { startLocalServer } = await import('../../lib/local/server.js');
   server = await startLocalServer({
     port: 0,
@@ -49,6 +55,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await server?.close();
+  process.umask(originalUmask);
   rmSync(root, { recursive: true, force: true });
 });
 
@@ -213,6 +220,22 @@ describe('local server private files', () => {
     expect(statSync(join(appDir, 'sh', '0', 'stdout.log')).mode & 0o777).toBe(0o600);
     expect(statSync(join(dataDir, 'dynamodb', 'CURRENT')).mode & 0o777).toBe(0o600);
     await raw('POST', `/v1/apps/local_cwd/${appId}/cancel`, { host: own() });
+  });
+
+  it("gives replicas the user's own umask, not the server's 077", async () => {
+    const run = await raw(
+      'POST',
+      '/v1/apps',
+      { host: own(), 'content-type': 'application/json' },
+      JSON.stringify({ scheduler: 'local_cwd', component: 'utils.sh', args: ['sh', '-c', 'umask'] }),
+    );
+    const appId = String(run.body.appId);
+    for (let i = 0; i < 200 && (await stateOf(appId)) !== 'SUCCEEDED'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const logs = await raw('GET', `/v1/apps/local_cwd/${appId}/logs`, { host: own() });
+    expect(logs.body.lines).toEqual([userUmask.toString(8).padStart(4, '0')]);
+    expect(process.umask(0o077)).toBe(0o077);
   });
 
   it('refuses to start a second server on the same data dir, and the first keeps serving', async () => {
