@@ -96,8 +96,11 @@ export async function peerUid(
 ): Promise<number | undefined> {
   const peerKey = endpointKey(peer.address, peer.port);
   const serverKey = endpointKey(server.address, server.port);
+  // Only rows with the peer's port are decoded (a busy machine lists thousands of sockets).
+  const needle = `:${peer.port.toString(16).toUpperCase().padStart(4, '0')} `;
   for (const table of await read()) {
-    const found = parseProcNetTcp(table).find((s) => s.local === peerKey && s.remote === serverKey);
+    const rows = table.split('\n').filter((line, i) => i === 0 || line.includes(needle));
+    const found = parseProcNetTcp(rows.join('\n')).find((s) => s.local === peerKey && s.remote === serverKey);
     if (found) return found.uid;
   }
   return undefined;

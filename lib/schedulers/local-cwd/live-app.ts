@@ -19,8 +19,14 @@ import {
 } from '../../specs/index.js';
 import { type LocalAppRecord, type LocalReplicaRecord, writeAppRecord } from './app-store.js';
 import { ReplicaLogTailer } from './log-tail.js';
-import { exitCodeOfSignal, processLiveness, processRef, signalProcessGroup } from './processes.js';
-import { groupAlive, readExitCode, spawnReplica } from './replica-process.js';
+import {
+  exitCodeOfSignal,
+  groupAlive,
+  processLiveness,
+  processRef,
+  signalProcessGroup,
+} from './processes.js';
+import { readExitCode, spawnReplica } from './replica-process.js';
 import type { LocalCwdReplicaSpec } from './translate.js';
 
 /** A state change of a local app, shaped like the transitions EventBridge events become. */
@@ -345,8 +351,14 @@ export class LiveApp {
         if (replica.closed) continue;
         const ref = replica.record.process;
         if (replica.adopted && !replica.exited && ref !== undefined && processLiveness(ref) === 'dead') {
+          // No exit code after a termination we asked for: the wrapper died of the signal we sent.
           const code = await readExitCode(replica.spec);
-          this.onExit(replica, code ?? null, code === undefined && replica.killSent ? 'SIGKILL' : null);
+          const sent = replica.killSent ? 'SIGKILL' : 'SIGTERM';
+          this.onExit(
+            replica,
+            code ?? null,
+            code === undefined && replica.terminationRequested ? sent : null,
+          );
         }
         await replica.tailer?.poll().catch((e: unknown) => this.deps.onError(e));
       }
@@ -363,20 +375,44 @@ export class LiveApp {
     this.afterExit(replica);
     // Like a container: nothing of the replica outlives its main process. Whatever is left in its process
     // group (background jobs) gets SIGTERM, then SIGKILL; the replica is final once its group is gone.
+    // A replica we are terminating already got SIGTERM and has its SIGKILL deadline.
     const pid = replica.pid;
-    if (pid === undefined || !groupAlive(pid)) {
+    if (pid === undefined || replica.killSent) {
       void this.finishReplica(replica);
       return;
     }
-    this.signal(pid, 'SIGTERM');
+    if (!replica.terminationRequested) {
+      this.signal(pid, 'SIGTERM');
+      this.killAfter(replica, pid, this.deps.killGracePeriodMs);
+    }
+    let checking = false;
+    const check = async () => {
+      if (checking || replica.closed) return;
+      checking = true;
+      try {
+        if (!(await groupAlive(pid))) await this.finishReplica(replica);
+      } finally {
+        checking = false;
+      }
+    };
+    void check();
+    replica.groupTimer = setInterval(() => void check(), 20);
+  }
+
+  /** SIGKILLs the replica's group after `ms`; a replica whose main process had exited is then final. */
+  private killAfter(replica: LiveReplica, pid: number, ms: number): void {
     if (replica.killTimer !== undefined) clearTimeout(replica.killTimer);
     replica.killTimer = setTimeout(() => {
+      replica.killSent = true;
       this.signal(pid, 'SIGKILL');
+      if (!replica.exited) return;
+      if (replica.terminationRequested) {
+        // Asked to stop, the replica did not within the grace period: it was killed, whatever its wrapper did.
+        replica.record.exitCode = exitCodeOfSignal('SIGKILL');
+        replica.record.signal = 'SIGKILL';
+      }
       void this.finishReplica(replica);
-    }, this.deps.killGracePeriodMs);
-    replica.groupTimer = setInterval(() => {
-      if (!groupAlive(pid)) void this.finishReplica(replica);
-    }, 20);
+    }, ms);
   }
 
   /** Fail fast, like a multi-node job in the cloud: a replica that failed on its own stops the others. */
@@ -451,11 +487,7 @@ export class LiveApp {
     if (replica.exited || replica.closed || pid === undefined || replica.terminationRequested) return;
     replica.terminationRequested = true;
     this.signal(pid, 'SIGTERM');
-    replica.killTimer = setTimeout(() => {
-      if (replica.exited) return;
-      replica.killSent = true;
-      this.signal(pid, 'SIGKILL');
-    }, this.deps.killGracePeriodMs);
+    this.killAfter(replica, pid, this.deps.killGracePeriodMs);
   }
 
   private signal(pid: number, signal: NodeJS.Signals): void {

@@ -21,14 +21,14 @@ export const WRAPPER_SHELL = '/bin/sh';
 
 /**
  * The wrapper script. `$1` is the umask (octal), `$2` the exit-code file, the rest the entrypoint and its
- * args. Traps (not ignores) HUP, INT and TERM, so it outlives the entrypoint when its group is signalled and
- * still records the status; the entrypoint gets default signal handling (traps are reset on exec).
+ * args. It sets no traps: a signal to the replica's group ends the wrapper too (the server, which sent it,
+ * then waits for the rest of the group), and a trap could swallow a signal that arrives before the
+ * entrypoint is forked.
  */
 export const WRAPPER_SCRIPT = [
   'umask "$1"',
   'f=$2',
   'shift 2',
-  'trap : HUP INT TERM',
   '"$@"',
   'c=$?',
   `{ printf '%s\\n' "$c" > "$f"; } 2>/dev/null`,
@@ -85,15 +85,5 @@ export async function readExitCode(spec: Pick<LocalCwdReplicaSpec, 'stdout'>): P
     return text !== '' && Number.isInteger(code) && code >= 0 && code <= 255 ? code : undefined;
   } catch {
     return undefined;
-  }
-}
-
-/** True while any process is in the process group `pgid`. */
-export function groupAlive(pgid: number): boolean {
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
