@@ -84,7 +84,13 @@ const replicaDir = (appId: string) => join(dataDir, 'local_cwd', appId, 'sh', '0
 describe('local server crash and restart', () => {
   it('keeps every job right across kill -9 of the server', { timeout: 60_000 }, async () => {
     const first = await startServer();
-    const ok = await run(first.url, ['sh', '-c', 'sleep 1; echo finished']);
+    // The short job ends only once the server is dead (it waits for this file).
+    const outage = join(root, 'outage');
+    const ok = await run(first.url, [
+      'sh',
+      '-c',
+      `while [ ! -e ${outage} ]; do sleep 0.02; done; echo finished`,
+    ]);
     const go = join(root, 'go');
     const chatty = await run(first.url, [
       'sh',
@@ -101,6 +107,7 @@ describe('local server crash and restart', () => {
 
     first.process.kill('SIGKILL');
     await new Promise((resolve) => first.process.once('exit', resolve));
+    writeFileSync(outage, '');
     await until(
       () => existsSync(join(replicaDir(ok), 'exitcode')),
       'the short job to exit during the outage',
