@@ -29,7 +29,7 @@ import {
   ExitCode,
   UsageError,
 } from './errors.js';
-import { readLocalToken } from './local-token.js';
+import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, readLocalToken } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -526,6 +526,14 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
   });
 }
 
+function isLocalEndpoint(endpoint: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(endpoint).hostname);
+  } catch {
+    return false;
+  }
+}
+
 function authError(
   answer: FailedAnswer,
   message: string | undefined,
@@ -535,7 +543,13 @@ function authError(
   const region = answer.region ?? 'the configured region';
   let hint: string;
   const text = message ?? '';
-  if (!answer.signed) {
+  if (!answer.signed && isLocalEndpoint(answer.endpoint)) {
+    hint =
+      answer.status === 401
+        ? `txs sends the local server's token from ${LOCAL_TOKEN_FILE_ENV} or ~/.txs/local/<port>.token: run txs as ` +
+          `the user who started the server, or set ${LOCAL_TOKEN_FILE_ENV} to a readable copy of the token`
+        : 'the local server answers only to loopback names: use http://127.0.0.1:<port> or http://localhost:<port>';
+  } else if (!answer.signed) {
     hint =
       'the request was not signed. Requests to *.execute-api.*.amazonaws.com are signed automatically; ' +
       'for a custom domain set TXS_SIGV4=1 (or `sigv4 = true` under [txs] in .txsconfig)';

@@ -196,8 +196,15 @@ describe('local server admission', () => {
     try {
       const client = new TxsClient({ endpoint: server.url, maxRetries: 0 });
       await expect(client.schedulers()).resolves.toBeDefined();
-      vi.stubEnv('TXS_LOCAL_TOKEN_FILE', join(root, 'missing.token'));
-      await expect(client.schedulers()).rejects.toThrow(/401|token/i);
+      const missing = join(root, 'missing.token');
+      vi.stubEnv('TXS_LOCAL_TOKEN_FILE', missing);
+      const error = (await client.schedulers().catch((e: unknown) => e)) as {
+        message: string;
+        hint?: string;
+      };
+      expect(error.message).toContain('(HTTP 401)');
+      expect(error.message).toContain(server.tokenFile);
+      expect(error.hint).toContain('TXS_LOCAL_TOKEN_FILE');
     } finally {
       vi.unstubAllEnvs();
       pretendUid = undefined;
