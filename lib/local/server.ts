@@ -274,20 +274,16 @@ async function serve(
   };
   const defaultUser = userInfo().username;
   const token = randomBytes(32).toString('base64url');
-  let access: LocalAccess | undefined;
+  // Set right after listening, before any connection can be handled.
+  let access!: LocalAccess;
 
   const server: Server = createServer(async (req, res) => {
     try {
-      const refusal = access ? await access.check(req) : undefined;
-      if (refusal || !access) {
-        const error = refusal ?? {
-          statusCode: 503,
-          code: 'Starting',
-          message: 'the local server is starting',
-        };
-        log(`${req.method} ${req.url} -> ${error.statusCode} (${error.code})`);
+      const refusal = await access.check(req);
+      if (refusal) {
+        log(`${req.method} ${req.url} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
-        sendJson(res, error.statusCode, { error: { code: error.code, message: error.message } });
+        sendJson(res, refusal.statusCode, { error: { code: refusal.code, message: refusal.message } });
         return;
       }
       const url = new URL(req.url ?? '/', 'http://localhost');
