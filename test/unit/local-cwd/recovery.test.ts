@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, readFile, writeFile } from 'node:fs/promises';
+import { appendFile, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +150,30 @@ describe('LocalCwdScheduler after its local server crashed (kill -9)', () => {
     expect(desc.state).toBe('FAILED');
     expect(desc.msg).toBe('worker[1] exited with code 5; 1 other replica(s) were terminated');
     expect(desc.rolesStatuses[0]?.replicas.map((r) => r.state)).toEqual(['CANCELLED', 'FAILED']);
+    expect(isAlive(sleeper.pid as number)).toBe(false);
+  });
+
+  it('cancels an app a dead server left running, as the first thing a new scheduler is asked', async () => {
+    const appId = await h.scheduler.submit(shApp('orphan', 'true'));
+    await h.scheduler.waitForExit(appId);
+    const sleeper = spawn('sh', ['-c', 'exec sleep 60'], { detached: true, stdio: 'ignore' });
+    await new Promise((resolve) => sleeper.once('spawn', resolve));
+    const record = await recordOf(h, appId);
+    record.state = 'RUNNING';
+    record.supervisor = { pid: deadPid(), instance: 'gone' };
+    delete record.reason;
+    delete record.finishedAt;
+    record.replicas = [
+      { role: 'worker', replicaId: 0, state: 'RUNNING', process: processRef(sleeper.pid as number) },
+    ];
+    await writeAppRecord(h.dataDir, record);
+    // A running replica has not written its exit code yet.
+    await rm(path.join(h.dataDir, appId, 'worker', '0', EXIT_CODE_FILE));
+    const restarted = h.restart();
+    await restarted.cancel(appId, 'stop the orphan');
+    const desc = await restarted.waitForExit(appId);
+    expect(desc).toMatchObject({ state: 'CANCELLED', msg: 'stop the orphan' });
+    expect(desc.rolesStatuses[0]?.replicas[0]).toMatchObject({ state: 'CANCELLED', exitCode: 143 });
     expect(isAlive(sleeper.pid as number)).toBe(false);
   });
 
