@@ -1,6 +1,7 @@
 /**
  * Operating-system helpers of the local scheduler: finding an entrypoint on a PATH, signalling a replica's
- * process group, and telling whether a recorded process is still the same live process (pid reuse aware).
+ * process group and telling whether it still has live members, and telling whether a recorded process is
+ * still the same live process (pid reuse aware).
  *
  * @module
  */
