@@ -22,6 +22,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
 import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
+import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
 import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
@@ -58,6 +59,7 @@ let builtStore: DynamoAppRecordStore | undefined;
 let builtRunnerStore: AppRecordStore | undefined;
 let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
+let builtRegistry: SchedulerRegistry | undefined;
 
 function forget(): void {
   forgetDeploymentConfig();
@@ -65,6 +67,7 @@ function forget(): void {
   builtRunnerStore = undefined;
   builtRecordsRunner = undefined;
   builtRunner = undefined;
+  builtRegistry = undefined;
 }
 
 /** Local mode: set the in-process bus and publisher. Must run before the first Runner is built. */
@@ -195,8 +198,9 @@ function build(): Runner {
     }
     factories[name] = backend(deps);
   }
+  builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
   return new Runner({
-    schedulers: new SchedulerRegistry(factories, { sessionName: sessionName() }),
+    schedulers: builtRegistry,
     store: runnerStore(),
     sessionName: sessionName(),
     hostAccess: deployment.hostAccess,
@@ -211,6 +215,18 @@ function build(): Runner {
 export function runner(): Runner {
   builtRunner ??= build();
   return builtRunner;
+}
+
+/**
+ * Local mode, before the server accepts requests: local_cwd settles the apps a previous server left running
+ * (exit codes recorded meanwhile) and adopts the replicas still alive; their state changes go through the
+ * in-process bus like any other. Returns the app ids it touched; none when local_cwd is not enabled.
+ */
+export async function recoverLocalApps(): Promise<string[]> {
+  runner();
+  if (!builtRegistry?.has(LOCAL_CWD)) return [];
+  const scheduler = builtRegistry.get(LOCAL_CWD);
+  return scheduler instanceof LocalCwdScheduler ? scheduler.recover() : [];
 }
 
 /** Closes the Runner's schedulers (local mode shutdown), publishes what the local outbox holds, and forgets the clients and Runners. */

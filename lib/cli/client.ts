@@ -29,6 +29,7 @@ import {
   ExitCode,
   UsageError,
 } from './errors.js';
+import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, readLocalToken } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -52,6 +53,12 @@ export interface TxsClientOptions {
   /** Extra headers on every request (e.g. `x-txs-user` for the local server). */
   headers?: Record<string, string>;
   userAgent?: string;
+  /**
+   * The local server's token for unsigned requests (sent as `Authorization: Bearer`). Default: read for each
+   * request from `TXS_LOCAL_TOKEN_FILE` or `~/.txs/local/<port>.token` when the endpoint is a loopback
+   * http URL (see `local-token.ts`); nothing otherwise.
+   */
+  localToken?: () => Promise<string | undefined>;
 }
 
 /** Options of one request. */
@@ -203,6 +210,10 @@ export class TxsClient {
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
+    if (!this.options.signer && baseHeaders.authorization === undefined) {
+      const token = await (this.options.localToken ?? (() => readLocalToken(this.options.endpoint)))();
+      if (token !== undefined) baseHeaders.authorization = `Bearer ${token}`;
+    }
     const maxRetries = this.options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(method, url, baseHeaders, body, options.handle);
@@ -527,6 +538,14 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
   });
 }
 
+function isLocalEndpoint(endpoint: string): boolean {
+  try {
+    return isLoopbackHostname(new URL(endpoint).hostname);
+  } catch {
+    return false;
+  }
+}
+
 function authError(
   answer: FailedAnswer,
   message: string | undefined,
@@ -536,7 +555,13 @@ function authError(
   const region = answer.region ?? 'the configured region';
   let hint: string;
   const text = message ?? '';
-  if (!answer.signed) {
+  if (!answer.signed && isLocalEndpoint(answer.endpoint)) {
+    hint =
+      answer.status === 401
+        ? `txs sends the local server's token from ${LOCAL_TOKEN_FILE_ENV} or ~/.txs/local/<port>.token: run txs as ` +
+          `the user who started the server, or set ${LOCAL_TOKEN_FILE_ENV} to a readable copy of the token`
+        : 'the local server answers only to loopback names: use http://127.0.0.1:<port> or http://localhost:<port>';
+  } else if (!answer.signed) {
     hint =
       'the request was not signed. Requests to *.execute-api.*.amazonaws.com are signed automatically; ' +
       'for a custom domain set TXS_SIGV4=1 (or `sigv4 = true` under [txs] in .txsconfig)';

@@ -1,6 +1,7 @@
 /**
  * `npm start`: runs the local API until interrupted. Environment: PORT (default 8080), TXS_DATA_DIR
- * (default .txs-data), TXS_IN_MEMORY=1 to keep nothing on disk, TXS_VERBOSE=1 for the handlers' JSON logs.
+ * (default .txs-data), TXS_IN_MEMORY=1 to keep nothing on disk, TXS_VERBOSE=1 for the handlers' JSON logs,
+ * TXS_LOCAL_TOKEN_FILE (default ~/.txs/local/<port>.token) for the access token.
  */
 
 // Before any AWS SDK or Powertools module loads: quiet the SDK's Node 20 notice, and keep the handlers'
@@ -12,11 +13,20 @@ if (process.env.TXS_VERBOSE !== '1') {
 }
 
 const { startLocalServer } = await import('./server.js');
-const server = await startLocalServer({ inMemory: process.env.TXS_IN_MEMORY === '1', verbose: true });
+const { DataDirError } = await import('./private-files.js');
+let server: Awaited<ReturnType<typeof startLocalServer>>;
+try {
+  server = await startLocalServer({ inMemory: process.env.TXS_IN_MEMORY === '1', verbose: true });
+} catch (error) {
+  if (!(error instanceof DataDirError) && (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  console.error(`cannot start the local server: ${(error as Error).message}`);
+  process.exit(1);
+}
 console.log(`torchx-serverless local API listening on ${server.url}`);
 console.log(
   `  data:       ${server.dataDir}${process.env.TXS_IN_MEMORY === '1' ? ' (records in memory)' : ''}`,
 );
+console.log(`  token:      ${server.tokenFile} (same-user curl needs none on Linux; txs sends it)`);
 console.log(
   '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline)',
 );

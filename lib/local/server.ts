@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
@@ -22,11 +22,14 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { closeRunner, configureLocalMode } from '../../functions/shared/container.js';
+import { closeRunner, configureLocalMode, recoverLocalApps } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
+import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { createTableInput } from '../store/index.js';
+import { LocalAccess, type ProcNetReader } from './access.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
+import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -50,6 +53,10 @@ export interface LocalServerOptions {
    * the environment (`AWS_REGION`); `dataDir` and `inMemory` then concern local job logs only.
    */
   dynamodbEndpoint?: string;
+  /** Where the access token is written; default `$TXS_LOCAL_TOKEN_FILE` or `~/.txs/local/<port>.token`. */
+  tokenFile?: string;
+  /** Reads `/proc/net/tcp{,6}` to find a client's OS user; injectable for tests. */
+  readProcNet?: ProcNetReader;
 }
 
 /** A running local server. */
@@ -57,8 +64,16 @@ export interface LocalServer {
   url: string;
   port: number;
   dataDir: string;
+  /** The file holding the access token (0600), removed by {@link LocalServer.close}. */
+  tokenFile: string;
+  /** The token a client sends as `Authorization: Bearer <token>`. */
+  token: string;
   close(): Promise<void>;
 }
+
+/** Servers open in this process, and the umask the process had before the first one tightened it. */
+let openServers = 0;
+let replicaUmask = 0o022;
 
 /** The table name local mode uses. */
 export const LOCAL_TABLE_NAME = 'txs-apps';
@@ -208,8 +223,46 @@ async function startDynalite(
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const dataDir = resolve(options.dataDir ?? process.env.TXS_DATA_DIR ?? '.txs-data');
-  mkdirSync(dataDir, { recursive: true });
+  preparePrivateDir(dataDir);
+  const lock = lockDataDir(dataDir);
+  // Files the server creates (dynalite's, logs, records) are 0600; replicas get the user's own umask back.
+  if (openServers === 0) replicaUmask = process.umask(0o077);
+  openServers++;
+  const undo: Array<() => void | Promise<void>> = [
+    () => {
+      openServers--;
+      if (openServers === 0) process.umask(replicaUmask);
+    },
+    () => lock.release(),
+  ];
+  try {
+    return await serve(options, dataDir, undo);
+  } catch (error) {
+    await unwind(undo);
+    throw error;
+  }
+}
+
+/** Runs the clean-up steps newest first (each once), continuing past failures; rethrows the first one. */
+async function unwind(undo: Array<() => void | Promise<void>>): Promise<void> {
+  let failure: unknown;
+  for (let step = undo.pop(); step !== undefined; step = undo.pop()) {
+    try {
+      await step();
+    } catch (error) {
+      failure ??= error;
+    }
+  }
+  if (failure !== undefined) throw failure;
+}
+
+async function serve(
+  options: LocalServerOptions,
+  dataDir: string,
+  undo: Array<() => void | Promise<void>>,
+): Promise<LocalServer> {
   const db = options.dynamodbEndpoint ? undefined : await startDynalite(dataDir, options.inMemory ?? false);
+  if (db !== undefined) undo.push(() => db.close());
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
   await ensureTable(dbEndpoint);
 
@@ -221,6 +274,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   process.env[ENV.allowPrivileged] ??= 'true';
   process.env[ENV.allowedHostPaths] ??= '*';
   process.env[ENV.allowedDevices] ??= '*';
+  process.env[ENV.localReplicaUmask] = replicaUmask.toString(8);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const log = (line: string) => {
@@ -269,9 +323,19 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     return handler;
   };
   const defaultUser = userInfo().username;
+  const token = randomBytes(32).toString('base64url');
+  // Set right after listening, before any connection can be handled.
+  let access!: LocalAccess;
 
   const server: Server = createServer(async (req, res) => {
     try {
+      const refusal = await access.check(req);
+      if (refusal) {
+        log(`${req.method} ${req.url} -> ${refusal.statusCode} (${refusal.code})`);
+        req.resume();
+        sendJson(res, refusal.statusCode, { error: { code: refusal.code, message: refusal.message } });
+        return;
+      }
       const url = new URL(req.url ?? '/', 'http://localhost');
       // Route on the path as sent, like API Gateway: `..` and `.` segments are refused rather than resolved,
       // and `%2F` stays inside its path parameter (the handler decodes it once and checks the id).
@@ -328,12 +392,38 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       else res.end();
     }
   });
+  // Recovery first: statuses are right from the first request, and replicas still running are adopted.
+  undo.push(async () => {
+    await closeRunner();
+    await Promise.allSettled([...pending]);
+  });
+  await recoverLocalApps();
+  await Promise.allSettled([...pending]);
+
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {
     server.once('error', fail);
     server.listen(port, options.host ?? '127.0.0.1', ok);
   });
+  undo.push(
+    () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  );
   const address = server.address() as AddressInfo;
+  const overridden = process.env[LOCAL_TOKEN_FILE_ENV];
+  const tokenFile = options.tokenFile ?? localTokenFile(address.port);
+  writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
+  undo.push(() => removeTokenFile(tokenFile, token));
+  access = new LocalAccess({
+    port: address.port,
+    token,
+    tokenFile,
+    uid: typeof process.getuid === 'function' ? process.getuid() : undefined,
+    ...(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
+  });
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
     reconcileEveryMs > 0
@@ -343,17 +433,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       : undefined;
   timer?.unref();
 
+  let closing: Promise<void> | undefined;
   return {
-    url: `http://${address.address}:${address.port}`,
+    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
     port: address.port,
     dataDir,
-    async close() {
+    tokenFile,
+    token,
+    close() {
       if (timer) clearInterval(timer);
-      await new Promise<void>((ok) => server.close(() => ok()));
-      server.closeAllConnections();
-      await closeRunner();
-      await Promise.allSettled([...pending]);
-      await db?.close();
+      closing ??= unwind(undo);
+      return closing;
     },
   };
 }

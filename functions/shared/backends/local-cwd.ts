@@ -9,6 +9,12 @@ export function localCwdFactory(deps: BackendDeps): SchedulerFactory {
   return (ctx) =>
     createLocalCwdScheduler(ctx, {
       dataDir: deps.requireEnv(ENV.localDataDir),
+      ...umaskOption(process.env[ENV.localReplicaUmask]),
       onStateChange: async ({ appId, ...transition }) => deps.emitLocalTransition(appId, transition),
     });
+}
+
+function umaskOption(octal: string | undefined): { replicaUmask?: number } {
+  const umask = octal === undefined ? Number.NaN : Number.parseInt(octal, 8);
+  return Number.isInteger(umask) && umask >= 0 && umask <= 0o777 ? { replicaUmask: umask } : {};
 }

@@ -4,8 +4,16 @@
  * @module
  */
 export * from './app-store.js';
-export { LiveApp, type LocalStateChange, SERVER_STOPPED_REASON } from './live-app.js';
+export {
+  EXIT_CODE_UNKNOWN_REASON,
+  LiveApp,
+  type LocalStateChange,
+  NEVER_STARTED_REASON,
+  SERVER_STOPPED_REASON,
+} from './live-app.js';
 export * from './local-cwd-scheduler.js';
 export * from './log-files.js';
+export * from './log-tail.js';
 export * from './processes.js';
+export * from './replica-process.js';
 export * from './translate.js';

@@ -1,11 +1,12 @@
 /**
- * Supervision of one running local app: starts its replicas, pumps their output into log files, decides
- * replica and app states from exit codes, terminates process groups (SIGTERM, then SIGKILL after a grace
- * period), records every change in `app.json` and reports state changes in order, the terminal one once.
+ * Supervision of one running local app: starts its replicas (or adopts those a previous server started),
+ * tails their log files, decides replica and app states from exit codes, terminates process groups (SIGTERM,
+ * then SIGKILL after a grace period), records every change in `app.json` and reports state changes in order,
+ * the terminal one once.
  *
  * @module
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -17,8 +18,15 @@ import {
   type RoleStatus,
 } from '../../specs/index.js';
 import { type LocalAppRecord, type LocalReplicaRecord, writeAppRecord } from './app-store.js';
-import { ReplicaLogPump } from './log-files.js';
-import { exitCodeOfSignal, processRef, signalProcessGroup } from './processes.js';
+import { ReplicaLogTailer } from './log-tail.js';
+import {
+  exitCodeOfSignal,
+  groupAlive,
+  processLiveness,
+  processRef,
+  signalProcessGroup,
+} from './processes.js';
+import { readExitCode, spawnReplica } from './replica-process.js';
 import type { LocalCwdReplicaSpec } from './translate.js';
 
 /** A state change of a local app, shaped like the transitions EventBridge events become. */
@@ -32,6 +40,10 @@ export interface LiveAppDeps {
   killGracePeriodMs: number;
   /** The environment replicas inherit; each replica's `env` is laid over it. */
   baseEnv: Readonly<Record<string, string | undefined>>;
+  /** The umask replicas run with. */
+  replicaUmask: number;
+  /** How often logs are tailed and adopted replicas checked (ms). */
+  pollIntervalMs: number;
   /** Receives state changes, in order; awaited before the next one. */
   onStateChange: (change: LocalStateChange) => void | Promise<void>;
   /** Receives failures that cannot be thrown to a caller (log writes, callbacks). */
@@ -48,17 +60,31 @@ interface EndCause {
 export const SERVER_STOPPED_REASON =
   'the local server stopped while the app was running; its replicas were terminated';
 
+/** The reason of a replica that ended while no server watched it and left no exit code. */
+export const EXIT_CODE_UNKNOWN_REASON =
+  'ended while the local server was down, without recording an exit code (killed by a signal)';
+
+/** The reason of a replica a crashed server recorded as started but never as running. */
+export const NEVER_STARTED_REASON = 'the local server stopped before this replica started';
+
 class LiveReplica {
   child?: ChildProcess;
-  pump?: ReplicaLogPump;
+  /** The replica's process-group leader (the wrapper), once started or adopted. */
+  pid?: number;
+  /** Started by an earlier server: its exit is noticed by polling, not by a child event. */
+  adopted = false;
+  tailer?: ReplicaLogTailer;
   spawnError?: Error;
+  /** The main process ended. */
   exited = false;
-  /** The pipes closed (or the spawn failed): the replica is being finalised. */
+  /** The replica is being finalised (its group is gone or was killed). */
   closed = false;
   /** The replica's final state is recorded. */
   finished = false;
   terminationRequested = false;
+  killSent = false;
   killTimer?: NodeJS.Timeout;
+  groupTimer?: NodeJS.Timeout;
   errorFileTime?: number;
 
   constructor(
@@ -70,22 +96,12 @@ class LiveReplica {
     return `${this.spec.role}[${this.spec.replicaId}]`;
   }
 
-  clearKillTimer(): void {
+  clearTimers(): void {
     if (this.killTimer !== undefined) clearTimeout(this.killTimer);
+    if (this.groupTimer !== undefined) clearInterval(this.groupTimer);
     this.killTimer = undefined;
+    this.groupTimer = undefined;
   }
-}
-
-/** Every app being supervised in this process, so they can be killed if the process exits abruptly. */
-const supervisedApps = new Set<LiveApp>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const app of supervisedApps) app.killNow();
-  });
 }
 
 /** Per-replica statuses grouped by role, in the app's role order. */
@@ -143,8 +159,9 @@ async function readErrorFile(
 }
 
 /**
- * One app whose replicas this process started. Create it with {@link LiveApp.start}; `done` resolves with the
- * final record once the app is terminal, its logs are flushed and the terminal state is recorded.
+ * One app whose replicas this process supervises. Create it with {@link LiveApp.start} or
+ * {@link LiveApp.adopt}; `done` resolves with the final record once the app is terminal, its logs are
+ * tailed to the end and the terminal state is recorded.
  */
 export class LiveApp {
   readonly done: Promise<LocalAppRecord>;
@@ -152,6 +169,8 @@ export class LiveApp {
   private readonly replicas: LiveReplica[];
   private cause?: EndCause;
   private ending = false;
+  private pollTimer?: NodeJS.Timeout;
+  private polling = false;
   /** Serialises record writes and state-change callbacks. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -168,8 +187,9 @@ export class LiveApp {
   }
 
   /**
-   * Records the app (SUBMITTED), creates its log directories, spawns every replica (without a shell, in its
-   * own process group), and resolves once all have started (RUNNING recorded and reported) or failed to.
+   * Records the app (SUBMITTED), creates its log directories, starts every replica (through the wrapper, in
+   * its own process group, output to files), and resolves once all have started (RUNNING recorded and
+   * reported) or failed to.
    *
    * @param executables absolute path of each replica's entrypoint, in request order.
    */
@@ -182,12 +202,60 @@ export class LiveApp {
     await app.persist();
     for (const replica of app.replicas) {
       await mkdir(path.dirname(replica.spec.stdout), { recursive: true });
+      replica.tailer = await ReplicaLogTailer.open(replica.spec, deps.now);
     }
-    supervisedApps.add(app);
-    installExitHook();
-    const started = app.replicas.map((replica, i) => app.spawnReplica(replica, executables[i] as string));
+    const started = app.replicas.map((replica, i) => app.startReplica(replica, executables[i] as string));
     await Promise.all(started);
     app.afterStart();
+    app.startPolling();
+    await app.queue;
+    return app;
+  }
+
+  /**
+   * Takes over an app whose server is gone: replicas still running (same pid and start time) are tracked from
+   * now on; those that ended meanwhile are settled from the exit code their wrapper recorded; their logs are
+   * tailed from where the previous server stopped. Resolves once the replicas that already ended are
+   * recorded (and the terminal state, when none runs any more).
+   *
+   * @param record the app's record, already naming this scheduler as its supervisor.
+   */
+  static async adopt(record: LocalAppRecord, deps: LiveAppDeps): Promise<LiveApp> {
+    const app = new LiveApp(record, deps);
+    await app.persist();
+    const ended: LiveReplica[] = [];
+    for (const replica of app.replicas) {
+      if (isTerminal(replica.record.state)) {
+        replica.exited = true;
+        replica.closed = true;
+        replica.finished = true;
+        continue;
+      }
+      replica.tailer = await ReplicaLogTailer.open(replica.spec, deps.now);
+      const ref = replica.record.process;
+      if (ref === undefined) {
+        replica.spawnError = new Error(NEVER_STARTED_REASON);
+        replica.exited = true;
+        continue;
+      }
+      replica.pid = ref.pid;
+      replica.adopted = true;
+      if (processLiveness(ref) === 'dead') {
+        replica.exited = true;
+        replica.record.exitCode = await readExitCode(replica.spec);
+        ended.push(replica);
+      }
+    }
+    const neverStarted = app.replicas.filter((r) => r.spawnError !== undefined);
+    if (neverStarted.length === 0 && app.record.state === 'SUBMITTED') app.afterStart();
+    for (const replica of neverStarted) {
+      app.endWith({ kind: 'failure', reason: `${replica.label} could not start: ${NEVER_STARTED_REASON}` });
+    }
+    for (const replica of ended) app.afterExit(replica);
+    // Replicas that ended while no server watched are settled without signalling their process group: its id
+    // may belong to an unrelated process by now.
+    await Promise.all([...neverStarted, ...ended].map((r) => app.finishReplica(r)));
+    app.startPolling();
     await app.queue;
     return app;
   }
@@ -216,44 +284,23 @@ export class LiveApp {
     return this.done;
   }
 
-  /** SIGKILLs every replica's process group at once (process exit; no waiting, no recording). */
-  killNow(): void {
-    for (const replica of this.replicas) {
-      const pid = replica.child?.pid;
-      if (pid === undefined || replica.closed) continue;
-      try {
-        signalProcessGroup(pid, 'SIGKILL');
-      } catch {
-        // Nothing more can be done while exiting.
-      }
-    }
-  }
-
-  private spawnReplica(replica: LiveReplica, executable: string): Promise<void> {
+  private startReplica(replica: LiveReplica, executable: string): Promise<void> {
     const { spec } = replica;
-    replica.pump = new ReplicaLogPump(spec, this.deps.now, this.deps.onError);
     let child: ChildProcess;
     try {
-      child = spawn(executable, spec.args, {
-        argv0: spec.entrypoint,
-        cwd: spec.cwd,
-        env: { ...this.deps.baseEnv, ...spec.env },
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      child = spawnReplica(spec, executable, { ...this.deps.baseEnv, ...spec.env }, this.deps.replicaUmask);
     } catch (e) {
       replica.spawnError = e as Error;
+      replica.exited = true;
       void this.finishReplica(replica);
       return Promise.resolve();
     }
     replica.child = child;
-    if (child.stdout) replica.pump.attach('stdout', child.stdout);
-    if (child.stderr) replica.pump.attach('stderr', child.stderr);
     child.once('exit', (code, signal) => this.onExit(replica, code, signal));
-    child.once('close', () => void this.finishReplica(replica));
     return new Promise((resolve) => {
       child.once('spawn', () => {
         const pid = child.pid as number;
+        replica.pid = pid;
         replica.record.process = processRef(pid);
         replica.record.startedAt = this.deps.now();
         replica.record.state = 'RUNNING';
@@ -265,6 +312,7 @@ export class LiveApp {
           return;
         }
         replica.spawnError = error;
+        replica.exited = true;
         resolve();
         void this.finishReplica(replica);
       });
@@ -284,39 +332,104 @@ export class LiveApp {
     if (this.ending || isTerminal(this.record.state)) return;
     const now = this.deps.now();
     this.record.state = 'RUNNING';
-    this.record.startedAt = now;
+    this.record.startedAt ??= now;
     this.record.updatedAt = now;
     this.report('RUNNING', now);
   }
 
+  private startPolling(): void {
+    if (this.replicas.every((r) => r.finished)) return;
+    this.pollTimer = setInterval(() => void this.poll(), this.deps.pollIntervalMs);
+  }
+
+  /** Tails every replica's logs and notices adopted replicas that ended. */
+  private async poll(): Promise<void> {
+    if (this.polling) return;
+    this.polling = true;
+    try {
+      for (const replica of this.replicas) {
+        if (replica.closed) continue;
+        const ref = replica.record.process;
+        if (replica.adopted && !replica.exited && ref !== undefined && processLiveness(ref) === 'dead') {
+          // No exit code after a termination we asked for: the wrapper died of the signal we sent.
+          const code = await readExitCode(replica.spec);
+          const sent = replica.killSent ? 'SIGKILL' : 'SIGTERM';
+          this.onExit(
+            replica,
+            code ?? null,
+            code === undefined && replica.terminationRequested ? sent : null,
+          );
+        }
+        await replica.tailer?.poll().catch((e: unknown) => this.deps.onError(e));
+      }
+    } finally {
+      this.polling = false;
+    }
+  }
+
   private onExit(replica: LiveReplica, code: number | null, signal: NodeJS.Signals | null): void {
+    if (replica.exited) return;
     replica.exited = true;
-    replica.clearKillTimer();
     replica.record.exitCode = code ?? (signal ? exitCodeOfSignal(signal) : undefined);
     if (signal) replica.record.signal = signal;
-    if (!replica.terminationRequested && replica.record.exitCode !== 0 && !this.cause) {
-      // Fail fast, like a multi-node job in the cloud: the other replicas are stopped now.
-      this.endWith({ kind: 'failure', reason: `${replica.label} ${exitReason(replica.record)}` });
-    }
+    this.afterExit(replica);
     // Like a container: nothing of the replica outlives its main process. Whatever is left in its process
-    // group (background jobs holding the pipes) gets SIGTERM, then SIGKILL, and then the pipes are dropped.
-    const pid = replica.child?.pid;
-    if (pid === undefined) return;
-    this.signal(pid, 'SIGTERM');
+    // group (background jobs) gets SIGTERM, then SIGKILL; the replica is final once its group is gone.
+    // A replica we are terminating already got SIGTERM and has its SIGKILL deadline.
+    const pid = replica.pid;
+    if (pid === undefined || replica.killSent) {
+      void this.finishReplica(replica);
+      return;
+    }
+    if (!replica.terminationRequested) {
+      this.signal(pid, 'SIGTERM');
+      this.killAfter(replica, pid, this.deps.killGracePeriodMs);
+    }
+    let checking = false;
+    const check = async () => {
+      if (checking || replica.closed) return;
+      checking = true;
+      try {
+        if (!(await groupAlive(pid))) await this.finishReplica(replica);
+      } finally {
+        checking = false;
+      }
+    };
+    void check();
+    replica.groupTimer = setInterval(() => void check(), 20);
+  }
+
+  /** SIGKILLs the replica's group after `ms`; a replica whose main process had exited is then final. */
+  private killAfter(replica: LiveReplica, pid: number, ms: number): void {
+    if (replica.killTimer !== undefined) clearTimeout(replica.killTimer);
     replica.killTimer = setTimeout(() => {
-      if (replica.closed) return;
+      replica.killSent = true;
       this.signal(pid, 'SIGKILL');
-      replica.child?.stdout?.destroy();
-      replica.child?.stderr?.destroy();
-    }, this.deps.killGracePeriodMs);
+      if (!replica.exited) return;
+      if (replica.terminationRequested) {
+        // Asked to stop, the replica did not within the grace period: it was killed, whatever its wrapper did.
+        replica.record.exitCode = exitCodeOfSignal('SIGKILL');
+        replica.record.signal = 'SIGKILL';
+      }
+      void this.finishReplica(replica);
+    }, ms);
+  }
+
+  /** Fail fast, like a multi-node job in the cloud: a replica that failed on its own stops the others. */
+  private afterExit(replica: LiveReplica): void {
+    if (!replica.terminationRequested && replica.record.exitCode !== 0 && !this.cause) {
+      const how =
+        replica.record.exitCode === undefined ? EXIT_CODE_UNKNOWN_REASON : exitReason(replica.record);
+      this.endWith({ kind: 'failure', reason: `${replica.label} ${how}` });
+    }
   }
 
   private async finishReplica(replica: LiveReplica): Promise<void> {
     if (replica.closed) return;
     replica.closed = true;
-    replica.clearKillTimer();
+    replica.clearTimers();
     try {
-      await replica.pump?.close();
+      await replica.tailer?.finish();
     } catch (e) {
       this.deps.onError(e);
     }
@@ -330,7 +443,10 @@ export class LiveApp {
     }
     if (replica.spawnError) {
       record.state = 'FAILED';
-      record.reason = `could not start '${replica.spec.entrypoint}': ${replica.spawnError.message}`;
+      record.reason =
+        replica.spawnError.message === NEVER_STARTED_REASON
+          ? NEVER_STARTED_REASON
+          : `could not start '${replica.spec.entrypoint}': ${replica.spawnError.message}`;
     } else if (replica.terminationRequested && this.cause) {
       record.state = this.cause.kind === 'shutdown' ? 'FAILED' : 'CANCELLED';
       record.reason =
@@ -341,7 +457,7 @@ export class LiveApp {
       record.state = 'SUCCEEDED';
     } else {
       record.state = 'FAILED';
-      record.reason = exitReason(record);
+      record.reason = record.exitCode === undefined ? EXIT_CODE_UNKNOWN_REASON : exitReason(record);
       if (!this.cause) this.endWith({ kind: 'failure', reason: `${replica.label} ${record.reason}` });
     }
     replica.finished = true;
@@ -367,13 +483,11 @@ export class LiveApp {
   }
 
   private terminate(replica: LiveReplica): void {
-    const pid = replica.child?.pid;
+    const pid = replica.pid;
     if (replica.exited || replica.closed || pid === undefined || replica.terminationRequested) return;
     replica.terminationRequested = true;
     this.signal(pid, 'SIGTERM');
-    replica.killTimer = setTimeout(() => {
-      if (!replica.exited) this.signal(pid, 'SIGKILL');
-    }, this.deps.killGracePeriodMs);
+    this.killAfter(replica, pid, this.deps.killGracePeriodMs);
   }
 
   private signal(pid: number, signal: NodeJS.Signals): void {
@@ -386,6 +500,7 @@ export class LiveApp {
 
   private finishApp(): void {
     if (isTerminal(this.record.state)) return;
+    if (this.pollTimer !== undefined) clearInterval(this.pollTimer);
     const now = this.deps.now();
     const record = this.record;
     let state: AppState;
@@ -415,7 +530,6 @@ export class LiveApp {
     record.reason = reason;
     record.finishedAt = now;
     record.updatedAt = now;
-    supervisedApps.delete(this);
     this.report(state, now);
     void this.queue.then(() => this.resolveDone(record));
   }

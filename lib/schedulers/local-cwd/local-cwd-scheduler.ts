@@ -52,11 +52,10 @@ import {
   readAppRecord,
   removeAppDir,
   type SupervisorRef,
-  writeAppRecord,
 } from './app-store.js';
 import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
 import { readLogLines } from './log-files.js';
-import { findExecutable, isDirectory, processLiveness, processRef, signalProcessGroup } from './processes.js';
+import { findExecutable, isDirectory, processLiveness, processRef } from './processes.js';
 import {
   type LocalCwdOpts,
   type LocalCwdReplicaSpec,
@@ -78,9 +77,8 @@ export const MAX_APP_NAME_BYTES = 240;
 /** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
 export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
 
-/** The reason recorded for apps whose local server died while they ran. */
-export const SERVER_DIED_REASON =
-  'the local server stopped while the app was running; replica exit codes are unknown';
+/** Default time between two looks at a running replica's log files (and, when adopted, its process). */
+export const DEFAULT_POLL_INTERVAL_MS = 100;
 
 /** Options of {@link createLocalCwdScheduler}. */
 export interface LocalCwdSchedulerOptions {
@@ -104,6 +102,17 @@ export interface LocalCwdSchedulerOptions {
   hostname?: string;
   /** When true, `delete` also removes the app's directory (record and logs); default false (kept). */
   purgeOnDelete?: boolean;
+  /** The umask replicas run with; default this process's umask when the scheduler is created. */
+  replicaUmask?: number;
+  /** Time between two looks at a running replica's log files and adopted processes; default 100 ms. */
+  pollIntervalMs?: number;
+}
+
+/** This process's umask, read without changing it. */
+function currentUmask(): number {
+  const umask = process.umask(0o022);
+  process.umask(umask);
+  return umask;
 }
 
 /** Scheduler instances alive in this process, by instance id (to tell a restart from a sibling instance). */
@@ -166,11 +175,13 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   private gpuCountCache?: number;
   private readonly hostname: string;
   private readonly purgeOnDelete: boolean;
+  private readonly replicaUmask: number;
+  private readonly pollIntervalMs: number;
   private readonly onStateChange: (change: LocalStateChange) => void | Promise<void>;
   private readonly onError: (error: unknown) => void;
   private readonly instanceId = randomBytes(8).toString('hex');
   private readonly live = new Map<string, LiveApp>();
-  private readonly recovering = new Map<string, Promise<LocalAppRecord>>();
+  private readonly adopting = new Map<string, Promise<LocalAppRecord>>();
   private closed = false;
 
   constructor(context: SchedulerContext, options: LocalCwdSchedulerOptions) {
@@ -188,6 +199,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     this.countGpus = options.gpuCount ?? countNvidiaGpus;
     this.hostname = options.hostname ?? osHostname();
     this.purgeOnDelete = options.purgeOnDelete ?? false;
+    this.replicaUmask = options.replicaUmask ?? currentUmask();
+    this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     this.onStateChange = options.onStateChange ?? (() => undefined);
     this.onError = options.onError ?? ((error) => console.error('local_cwd:', error));
     openInstances.add(this.instanceId);
@@ -387,6 +400,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       hostname: this.hostname,
       killGracePeriodMs: this.killGracePeriodMs,
       baseEnv: this.baseEnv,
+      replicaUmask: this.replicaUmask,
+      pollIntervalMs: this.pollIntervalMs,
       onStateChange: this.onStateChange,
       onError: this.onError,
     };
@@ -400,7 +415,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
 
   /**
    * The app's record: from memory while this scheduler runs it, else from disk. An app left non-terminal by a
-   * local server that is gone is recovered first (see {@link recoverOrphan}).
+   * local server that is gone is adopted first (see {@link adopt}).
    */
   private async load(appId: string): Promise<LocalAppRecord | undefined> {
     const live = this.live.get(appId);
@@ -408,72 +423,34 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     const record = await readAppRecord(this.dataDir, appId);
     if (record === undefined || isTerminal(record.state) || this.isSupervised(record.supervisor))
       return record;
-    let recovery = this.recovering.get(appId);
-    if (!recovery) {
-      recovery = this.recoverOrphan(record).finally(() => this.recovering.delete(appId));
-      this.recovering.set(appId, recovery);
+    let adoption = this.adopting.get(appId);
+    if (!adoption) {
+      adoption = this.adopt(record).finally(() => this.adopting.delete(appId));
+      this.adopting.set(appId, adoption);
     }
-    return recovery;
+    return adoption;
   }
 
   /**
-   * Marks an app whose local server died while it ran as FAILED. Replica processes still alive (verified by
-   * pid and start time) are killed, since nothing reads their output any more; the terminal state is recorded
-   * and reported once.
+   * Takes over an app whose local server died while it ran: replicas that ended meanwhile get the exit code
+   * their wrapper recorded (so one that exited 0 is SUCCEEDED); replicas still running (verified by pid and
+   * start time) are tracked, logged and cancellable as if this scheduler had started them. Resolves with the
+   * record once what already ended is recorded.
    */
-  private async recoverOrphan(record: LocalAppRecord): Promise<LocalAppRecord> {
-    const now = this.now();
-    for (const replica of record.replicas) {
-      if (isTerminal(replica.state)) continue;
-      replica.state = 'FAILED';
-      replica.finishedAt = now;
-      if (replica.process === undefined) {
-        replica.reason = 'the local server stopped before this replica started';
-        continue;
-      }
-      const liveness = processLiveness(replica.process);
-      if (liveness === 'alive') {
-        try {
-          signalProcessGroup(replica.process.pid, 'SIGKILL');
-        } catch (e) {
-          this.onError(e);
-        }
-        replica.reason = `the local server stopped; the orphaned process group ${replica.process.pid} was killed`;
-      } else if (liveness === 'unknown') {
-        replica.reason =
-          `the local server stopped; pid ${replica.process.pid} is in use but could not be verified as this ` +
-          'replica, so it was left alone';
-      } else {
-        replica.reason = 'the local server stopped before this replica finished; its exit code is unknown';
-      }
+  private async adopt(record: LocalAppRecord): Promise<LocalAppRecord> {
+    if (this.closed) return record;
+    record.supervisor = { ...processRef(process.pid), instance: this.instanceId };
+    const liveApp = await LiveApp.adopt(record, this.liveAppDeps());
+    if (!isTerminal(liveApp.state)) {
+      this.live.set(record.appId, liveApp);
+      void liveApp.done.then(() => this.live.delete(record.appId));
     }
-    record.state = 'FAILED';
-    record.reason = `${SERVER_DIED_REASON} (server pid ${record.supervisor.pid})`;
-    record.finishedAt = now;
-    record.updatedAt = now;
-    await writeAppRecord(this.dataDir, record);
-    const change: LocalStateChange = {
-      appId: record.appId,
-      state: 'FAILED',
-      eventTime: now,
-      attempt: 0,
-      source: 'local',
-      reason: record.reason,
-      numRestarts: 0,
-      roles: roleStatusesOf(record, this.hostname),
-      uiUrl: uiUrlOf(record),
-    };
-    try {
-      await this.onStateChange(change);
-    } catch (e) {
-      this.onError(e);
-    }
-    return record;
+    return liveApp.record;
   }
 
   /**
-   * Recovers every app left running by a local server that is gone (see `describe`); returns their ids. The
-   * local server may call it at start-up; `describe` and `list` do it lazily anyway.
+   * Adopts every app left running by a local server that is gone (see {@link adopt}); returns their ids. The
+   * local server calls it before it accepts requests; `describe` and `list` do it lazily anyway.
    */
   async recover(): Promise<string[]> {
     const recovered: string[] = [];
@@ -481,9 +458,10 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       if (this.live.has(appId)) continue;
       try {
         const before = await readAppRecord(this.dataDir, appId);
-        if (before === undefined || isTerminal(before.state)) continue;
-        const after = await this.load(appId);
-        if (after !== undefined && isTerminal(after.state)) recovered.push(appId);
+        if (before === undefined || isTerminal(before.state) || this.isSupervised(before.supervisor))
+          continue;
+        await this.load(appId);
+        recovered.push(appId);
       } catch (e) {
         this.onError(e);
       }
@@ -532,6 +510,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    * @throws UnknownAppError when the app does not exist.
    */
   async waitForExit(appId: string): Promise<DescribeAppResponse> {
+    await this.load(appId);
     await this.live.get(appId)?.done;
     const desc = await this.describe(appId);
     if (desc === undefined) throw new UnknownAppError(makeAppHandle(LOCAL_CWD, this.sessionName, appId));
@@ -545,12 +524,13 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    * @throws SchedulerError when another local server supervises the app.
    */
   protected async cancelExisting(appId: string, reason: string): Promise<void> {
+    // Loading first adopts an app a dead server left running, so it can be cancelled here.
+    const record = await this.load(appId);
     const live = this.live.get(appId);
     if (live) {
       await live.cancel(reason);
       return;
     }
-    const record = await this.load(appId);
     if (record === undefined || isTerminal(record.state)) return;
     throw new SchedulerError(
       `app ${appId} is supervised by another local server (pid ${record.supervisor.pid}); cancel it there`,
@@ -622,11 +602,12 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   }
 
   /**
-   * Stops every app this scheduler runs (they end FAILED: the local server stopped) and waits until each is
-   * recorded. Safe to call twice; `schedule` fails afterwards.
+   * Stops every app this scheduler runs or adopted (they end FAILED: the local server stopped) and waits until
+   * each is recorded. Safe to call twice; `schedule` fails afterwards.
    */
   override async close(): Promise<void> {
     this.closed = true;
+    await Promise.allSettled([...this.adopting.values()]);
     await Promise.all([...this.live.values()].map((app) => app.shutdown()));
     openInstances.delete(this.instanceId);
   }

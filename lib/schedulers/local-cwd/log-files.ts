@@ -1,18 +1,15 @@
 /**
  * Per-replica log files of the local scheduler, and reading them in pages.
  *
- * A replica's stdout and stderr arrive through pipes. The pump writes them byte for byte to `stdout.log` and
- * `stderr.log`, and whole lines, in the order they completed, to `combined.log` (a line is never split by a
- * line of the other stream). Next to each file, `<file>.idx` records when bytes arrived: lines of
- * `<offset> <epochMs>`, one per write whose time differs from the previous one. A line's time is the time its
- * first byte arrived; `since`/`until` filter on it.
+ * A replica writes its stdout and stderr itself, to `stdout.log` and `stderr.log` (see `replica-process.ts`).
+ * The server tails them (`log-tail.ts`) and writes whole lines, in the order it read them, to `combined.log`
+ * (a line is never split by a line of the other stream). Next to each file, `<file>.idx` records when bytes
+ * arrived: lines of `<offset> <epochMs>`, one per read whose time differs from the previous one. A line's
+ * time is the time its first byte was read; `since`/`until` filter on it.
  *
  * @module
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { type FileHandle, open, readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
+import { appendFile, type FileHandle, open, readFile } from 'node:fs/promises';
 
 /** Suffix of a log file's arrival-time index. */
 export const INDEX_SUFFIX = '.idx';
@@ -23,55 +20,53 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 const NEWLINE_BUFFER = Buffer.from('\n');
 
-/** A log file plus its arrival-time index, written in order. Write errors are reported, never thrown. */
-export class IndexedLogWriter {
-  /** Bytes written so far (the offset of the next write). */
-  private offset = 0;
+/** Where {@link LineInterleaver} puts whole lines. */
+export interface LineSink {
+  /** Appends `chunk`, whose first byte arrived at `time`. */
+  write(chunk: Buffer, time: number): void;
+}
+
+/**
+ * A log file plus its arrival-time index, appended from `startOffset` (the file's current size). Writes are
+ * buffered until {@link flush}, which appends the data, then the index entries, to the files (0600).
+ */
+export class IndexedLogWriter implements LineSink {
+  private offset: number;
   private lastTime = Number.NaN;
-  private failed = false;
-  private readonly data: WriteStream;
-  private readonly index: WriteStream;
+  private data: Buffer[] = [];
+  private index = '';
 
   constructor(
     readonly file: string,
-    onError: (error: unknown) => void,
+    startOffset = 0,
   ) {
-    const fail = (error: unknown) => {
-      if (!this.failed) onError(error);
-      this.failed = true;
-    };
-    this.data = createWriteStream(file, { flags: 'wx' }).on('error', fail);
-    this.index = createWriteStream(file + INDEX_SUFFIX, { flags: 'wx' }).on('error', fail);
+    this.offset = startOffset;
   }
 
-  /** Appends `chunk`, which arrived at `time`. Returns false when the caller should wait for {@link drained}. */
-  write(chunk: Buffer, time: number): boolean {
-    if (chunk.length === 0 || this.failed) return true;
+  /** Bytes in the file once buffered writes are flushed. */
+  get size(): number {
+    return this.offset;
+  }
+
+  write(chunk: Buffer, time: number): void {
+    if (chunk.length === 0) return;
     if (time !== this.lastTime) {
-      this.index.write(`${this.offset} ${time}\n`);
+      this.index += `${this.offset} ${time}\n`;
       this.lastTime = time;
     }
     this.offset += chunk.length;
-    return this.data.write(chunk);
+    this.data.push(chunk);
   }
 
-  /** Resolves when buffered writes have drained (at once when nothing is buffered or writing failed). */
-  drained(): Promise<void> {
-    if (this.failed || !this.data.writableNeedDrain) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        this.data.off('drain', done).off('close', done);
-        resolve();
-      };
-      this.data.on('drain', done).on('close', done);
-    });
-  }
-
-  /** Flushes and closes both files. */
-  async end(): Promise<void> {
-    const streams = [this.data, this.index];
-    for (const stream of streams) stream.end();
-    await Promise.all(streams.map((s) => finished(s).catch(() => undefined)));
+  /** Appends what was written since the last flush: the data first, then its index entries. */
+  async flush(): Promise<void> {
+    if (this.data.length === 0) return;
+    const data = Buffer.concat(this.data);
+    const index = this.index;
+    this.data = [];
+    this.index = '';
+    await appendFile(this.file, data, { mode: 0o600 });
+    await appendFile(this.file + INDEX_SUFFIX, index, { mode: 0o600 });
   }
 }
 
@@ -79,40 +74,44 @@ export class IndexedLogWriter {
 export type OutputStream = 'stdout' | 'stderr';
 
 /**
- * Writes whole lines from several streams to one file, in the order the lines completed. Holds each stream's
+ * Writes whole lines from several streams to one sink, in the order the lines completed. Holds each stream's
  * incomplete last line until its newline arrives (or the stream ends, or it exceeds {@link MAX_LINE_BYTES}).
  */
 export class LineInterleaver {
   private readonly partial = new Map<OutputStream, { bytes: Buffer; time: number }>();
 
-  constructor(private readonly out: IndexedLogWriter) {}
+  constructor(private readonly out: LineSink) {}
 
-  /** Adds `chunk` of `stream`, which arrived at `time`. Returns false when the output needs draining. */
-  push(stream: OutputStream, chunk: Buffer, time: number): boolean {
+  /** Bytes of `stream` held back as an incomplete line. */
+  heldBytes(stream: OutputStream): number {
+    return this.partial.get(stream)?.bytes.length ?? 0;
+  }
+
+  /** Adds `chunk` of `stream`, which arrived at `time`. */
+  push(stream: OutputStream, chunk: Buffer, time: number): void {
     const held = this.partial.get(stream);
     const data = held ? Buffer.concat([held.bytes, chunk]) : chunk;
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline < 0) {
       if (data.length < MAX_LINE_BYTES) {
         this.partial.set(stream, { bytes: data, time: held?.time ?? time });
-        return true;
+        return;
       }
       this.partial.delete(stream);
-      return this.out.write(Buffer.concat([data, NEWLINE_BUFFER]), held?.time ?? time);
+      this.out.write(Buffer.concat([data, NEWLINE_BUFFER]), held?.time ?? time);
+      return;
     }
-    let ok = true;
     if (held) {
       // The first line started when the held bytes arrived; the rest started in this chunk.
       const firstEnd = data.indexOf(NEWLINE) + 1;
-      ok = this.out.write(data.subarray(0, firstEnd), held.time);
-      if (firstEnd <= lastNewline) ok = this.out.write(data.subarray(firstEnd, lastNewline + 1), time) && ok;
+      this.out.write(data.subarray(0, firstEnd), held.time);
+      if (firstEnd <= lastNewline) this.out.write(data.subarray(firstEnd, lastNewline + 1), time);
     } else {
-      ok = this.out.write(data.subarray(0, lastNewline + 1), time);
+      this.out.write(data.subarray(0, lastNewline + 1), time);
     }
     const rest = data.subarray(lastNewline + 1);
     if (rest.length > 0) this.partial.set(stream, { bytes: Buffer.from(rest), time });
     else this.partial.delete(stream);
-    return ok;
   }
 
   /** Writes `stream`'s incomplete last line, ended with a newline. */
@@ -129,50 +128,6 @@ export interface ReplicaLogPaths {
   stdout: string;
   stderr: string;
   combined: string;
-}
-
-/**
- * The log pump of one replica: copies its stdout and stderr pipes into `stdout.log`, `stderr.log` and
- * `combined.log` (each with an index), pausing a pipe while the disk catches up.
- */
-export class ReplicaLogPump {
-  private readonly files: Record<OutputStream | 'combined', IndexedLogWriter>;
-  private readonly interleaver: LineInterleaver;
-
-  constructor(
-    paths: ReplicaLogPaths,
-    private readonly now: () => number,
-    onError: (error: unknown) => void,
-  ) {
-    this.files = {
-      stdout: new IndexedLogWriter(paths.stdout, onError),
-      stderr: new IndexedLogWriter(paths.stderr, onError),
-      combined: new IndexedLogWriter(paths.combined, onError),
-    };
-    this.interleaver = new LineInterleaver(this.files.combined);
-  }
-
-  /** Starts copying `source` (a child's stdout or stderr). */
-  attach(stream: OutputStream, source: Readable): void {
-    source.on('data', (chunk: Buffer) => {
-      const time = this.now();
-      const ownOk = this.files[stream].write(chunk, time);
-      const combinedOk = this.interleaver.push(stream, chunk, time);
-      if (ownOk && combinedOk) return;
-      source.pause();
-      void Promise.all([this.files[stream].drained(), this.files.combined.drained()]).then(() =>
-        source.resume(),
-      );
-    });
-    source.once('end', () => this.interleaver.flush(stream));
-  }
-
-  /** Writes held partial lines and closes every file. Call once the pipes are closed. */
-  async close(): Promise<void> {
-    this.interleaver.flush('stdout');
-    this.interleaver.flush('stderr');
-    await Promise.all(Object.values(this.files).map((f) => f.end()));
-  }
 }
 
 /** A log file's arrival times: ascending offsets, each with the epoch ms its bytes arrived. */

@@ -1,10 +1,12 @@
 /**
  * Operating-system helpers of the local scheduler: finding an entrypoint on a PATH, signalling a replica's
- * process group, and telling whether a recorded process is still the same live process (pid reuse aware).
+ * process group and telling whether it still has live members, and telling whether a recorded process is
+ * still the same live process (pid reuse aware).
  *
  * @module
  */
 import { accessSync, constants as fsConstants, readFileSync, statSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
 import path from 'node:path';
 
@@ -78,6 +80,45 @@ export function signalProcessGroup(pid: number, signal: NodeJS.Signals): boolean
     if ((e as NodeJS.ErrnoException).code === 'ESRCH') return false;
     throw e;
   }
+}
+
+/** Process groups with a member that is not a zombie, from one scan of /proc (shared by concurrent callers). */
+let groupScan: { at: number; groups: Promise<Set<number>> } | undefined;
+
+async function scanLiveGroups(): Promise<Set<number>> {
+  const groups = new Set<number>();
+  const entries = await readdir('/proc').catch(() => [] as string[]);
+  await Promise.all(
+    entries
+      .filter((name) => /^\d+$/.test(name))
+      .map(async (name) => {
+        const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => undefined);
+        if (stat === undefined) return;
+        // After the command name: state, ppid, pgrp.
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (state !== 'Z' && state !== 'X') groups.add(Number(pgrp));
+      }),
+  );
+  return groups;
+}
+
+/**
+ * True while process group `pgid` has a member that is not a zombie. On Linux this reads /proc (so orphans
+ * that exited but were never reaped, as under a container's PID 1 that does not reap, do not count); elsewhere
+ * any member counts. Scans are shared by callers within 15 ms of each other.
+ */
+export async function groupAlive(pgid: number): Promise<boolean> {
+  if (!HAS_PROC) {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  }
+  const now = Date.now();
+  if (groupScan === undefined || now - groupScan.at > 15) groupScan = { at: now, groups: scanLiveGroups() };
+  return (await groupScan.groups).has(pgid);
 }
 
 /** The shell convention for a process killed by a signal: 128 + the signal number (SIGKILL → 137). */

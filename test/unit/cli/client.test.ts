@@ -208,6 +208,21 @@ describe('apiErrorFrom', () => {
     expect(error.exitCode).toBe(ExitCode.AUTH);
   });
 
+  it.each([
+    [401, 'Unauthorized', /~\/\.txs\/local\/<port>\.token.*TXS_LOCAL_TOKEN_FILE/],
+    [403, 'Forbidden', /loopback names.*127\.0\.0\.1/],
+  ])('explains a local server %s (%s) with what txs does about it', (status, code, hint) => {
+    const error = apiErrorFrom({
+      ...base,
+      endpoint: 'http://127.0.0.1:8080',
+      status,
+      signed: false,
+      bodyText: JSON.stringify({ error: { code, message: 'refused' } }),
+    });
+    expect(error).toBeInstanceOf(AuthError);
+    expect(error.hint).toMatch(hint);
+  });
+
   it('keeps the code, message and field details of an API validation error', () => {
     const error = apiErrorFrom({
       ...base,

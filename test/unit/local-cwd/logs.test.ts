@@ -186,16 +186,14 @@ describe('LineInterleaver', () => {
 
   it('writes whole lines in the order they completed, never splitting one with the other stream', async () => {
     const file = path.join(dir, 'combined.log');
-    const writer = new IndexedLogWriter(file, (e) => {
-      throw e;
-    });
+    const writer = new IndexedLogWriter(file);
     const interleaver = new LineInterleaver(writer);
     interleaver.push('stdout', Buffer.from('out-1 par'), 10);
     interleaver.push('stderr', Buffer.from('err-1\n'), 11);
     interleaver.push('stdout', Buffer.from('tial\nout-2\n'), 12);
     interleaver.push('stderr', Buffer.from('no newline'), 13);
     interleaver.flush('stderr');
-    await writer.end();
+    await writer.flush();
     expect(await readFile(file, 'utf8')).toBe('err-1\nout-1 partial\nout-2\nno newline\n');
     // err-1 arrived at 11; "out-1 partial" started at 10; out-2 at 12; the flushed line started at 13.
     expect(await readFile(`${file}.idx`, 'utf8')).toBe('0 11\n6 10\n20 12\n26 13\n');
@@ -203,13 +201,11 @@ describe('LineInterleaver', () => {
 
   it('breaks a partial line that exceeds the maximum line size', async () => {
     const file = path.join(dir, 'combined.log');
-    const writer = new IndexedLogWriter(file, (e) => {
-      throw e;
-    });
+    const writer = new IndexedLogWriter(file);
     const interleaver = new LineInterleaver(writer);
     interleaver.push('stdout', Buffer.alloc(MAX_LINE_BYTES, 'x'), 1);
     interleaver.push('stdout', Buffer.from('tail\n'), 2);
-    await writer.end();
+    await writer.flush();
     const text = await readFile(file, 'utf8');
     expect(text.split('\n').map((l) => l.length)).toEqual([MAX_LINE_BYTES, 4, 0]);
   });

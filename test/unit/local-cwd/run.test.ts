@@ -179,9 +179,14 @@ describe('LocalCwdScheduler', () => {
     const appId = await h.scheduler.submit(app);
     const desc = await h.scheduler.waitForExit(appId);
     expect(desc.state).toBe('FAILED');
-    expect(desc.msg).toMatch(/^broken\[0\] could not start: .*ENOENT/);
+    // The wrapper shell reports an entrypoint it cannot execute as exit code 127, with its message on stderr.
+    expect(desc.msg).toMatch(/^broken\[0\] exited with code 127; 1 other replica\(s\) were terminated$/);
     expect(desc.rolesStatuses.map((r) => r.replicas[0]?.state)).toEqual(['CANCELLED', 'FAILED']);
-    expect(h.changes.filter((c) => c.appId === appId).map((c) => c.state)).toEqual(['FAILED']);
+    expect(h.changes.filter((c) => c.appId === appId && isTerminal(c.state)).map((c) => c.state)).toEqual([
+      'FAILED',
+    ]);
+    const stderr = await h.scheduler.readLogs(appId, { role: 'broken', streams: 'stderr' });
+    expect(stderr.lines.join('\n')).toMatch(/broken/);
   });
 
   it('puts the torchelastic error file of a failed replica in structuredErrorMsg', async () => {

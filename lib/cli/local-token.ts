@@ -1,0 +1,72 @@
+/**
+ * The local server's access token: where it lives and how `txs` picks it up. The server (`npm start`)
+ * writes a random token to `~/.txs/local/<port>.token` (directory 0700, file 0600) at start and removes it
+ * on a clean shutdown; `TXS_LOCAL_TOKEN_FILE` overrides the path for both. A client sends it as
+ * `Authorization: Bearer <token>`. Same-user clients on Linux need no token (the server checks the
+ * connecting socket's owner), but `txs` always sends it when it can read it.
+ *
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+/** Environment variable that overrides where the local server's token file is. */
+export const LOCAL_TOKEN_FILE_ENV = 'TXS_LOCAL_TOKEN_FILE';
+
+/**
+ * The token file of the local server listening on `port`: `$TXS_LOCAL_TOKEN_FILE`, else
+ * `<home>/.txs/local/<port>.token`.
+ *
+ * @example
+ * ```ts
+ * localTokenFile(8080, {}, '/home/me'); // '/home/me/.txs/local/8080.token'
+ * ```
+ */
+export function localTokenFile(
+  port: number,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = homedir(),
+): string {
+  const override = env[LOCAL_TOKEN_FILE_ENV];
+  if (override !== undefined && override !== '') return path.resolve(override);
+  return path.join(home, '.txs', 'local', `${port}.token`);
+}
+
+/**
+ * True when `hostname` (as `URL.hostname` gives it) is a loopback address: `localhost`, 127.0.0.0/8 or
+ * `[::1]`.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase();
+  if (host === 'localhost' || host === '[::1]' || host === '::1') return true;
+  const octets = host.split('.');
+  return (
+    octets.length === 4 && octets[0] === '127' && octets.every((o) => /^\d{1,3}$/.test(o) && Number(o) <= 255)
+  );
+}
+
+/**
+ * Reads the token of the local server at `endpoint`, or undefined when the endpoint is not a loopback
+ * http URL or the file cannot be read (no local server, or another user's).
+ */
+export async function readLocalToken(
+  endpoint: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  home: string = homedir(),
+): Promise<string | undefined> {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || !isLoopbackHostname(url.hostname)) return undefined;
+  const port = url.port === '' ? 80 : Number(url.port);
+  try {
+    const token = (await readFile(localTokenFile(port, env, home), 'utf8')).trim();
+    return token === '' ? undefined : token;
+  } catch {
+    return undefined;
+  }
+}

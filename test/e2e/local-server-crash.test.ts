@@ -1,0 +1,144 @@
+/**
+ * `npm start`'s server as a real process, killed with SIGKILL while apps run, then started again on the same
+ * data directory (dynalite persisted there): statuses are right from the first request, a job that exited 0
+ * during the outage is SUCCEEDED, a printing job survived (no SIGPIPE) and is adopted, a silent one is
+ * adopted and can be cancelled.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { processStartTime } from '../../lib/schedulers/local-cwd/index.js';
+
+const MAIN = fileURLToPath(new URL('../../lib/local/main.ts', import.meta.url));
+const root = mkdtempSync(join(tmpdir(), 'txs-crash-'));
+const dataDir = join(root, 'data');
+const tokenFile = join(root, 'server.token');
+const servers: ChildProcess[] = [];
+
+afterAll(() => {
+  for (const server of servers)
+    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Starts `lib/local/main.ts` on a free port; resolves with its URL once it listens. */
+async function startServer(): Promise<{ url: string; process: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
+    env: { ...process.env, PORT: '0', TXS_DATA_DIR: dataDir, TXS_LOCAL_TOKEN_FILE: tokenFile },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  servers.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => {
+    stderr += c.toString('utf8');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve(match[1] as string);
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${stderr}`)));
+  });
+  return { url, process: child };
+}
+
+async function json(
+  url: string,
+  init: RequestInit = {},
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+async function run(url: string, args: string[]): Promise<string> {
+  const reply = await json(`${url}/v1/apps`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ scheduler: 'local_cwd', component: 'utils.sh', args }),
+  });
+  expect(reply.status).toBe(201);
+  return String(reply.body.appId);
+}
+
+async function stateOf(url: string, appId: string): Promise<string> {
+  const reply = await json(`${url}/v1/apps/local_cwd/${appId}`);
+  return (reply.body.status as { state: string }).state;
+}
+
+async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 800; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+const replicaDir = (appId: string) => join(dataDir, 'local_cwd', appId, 'sh', '0');
+
+describe('local server crash and restart', () => {
+  it('keeps every job right across kill -9 of the server', { timeout: 60_000 }, async () => {
+    const first = await startServer();
+    // The short job ends only once the server is dead (it waits for this file).
+    const outage = join(root, 'outage');
+    const ok = await run(first.url, [
+      'sh',
+      '-c',
+      `while [ ! -e ${outage} ]; do sleep 0.02; done; echo finished`,
+    ]);
+    const go = join(root, 'go');
+    const chatty = await run(first.url, [
+      'sh',
+      '-c',
+      `i=0; while [ ! -e ${go} ]; do echo "tick $i"; i=$((i+1)); sleep 0.05; done; echo done`,
+    ]);
+    const silent = await run(first.url, ['sleep', '60']);
+    for (const appId of [ok, chatty, silent]) expect(await stateOf(first.url, appId)).toBe('RUNNING');
+    const silentPid = (
+      JSON.parse(readFileSync(join(dataDir, 'local_cwd', silent, 'app.json'), 'utf8')) as {
+        replicas: { process: { pid: number } }[];
+      }
+    ).replicas[0]?.process.pid as number;
+
+    first.process.kill('SIGKILL');
+    await new Promise((resolve) => first.process.once('exit', resolve));
+    writeFileSync(outage, '');
+    await until(
+      () => existsSync(join(replicaDir(ok), 'exitcode')),
+      'the short job to exit during the outage',
+    );
+    expect(existsSync(join(replicaDir(chatty), 'exitcode'))).toBe(false);
+
+    // The dead server left its lock and token file; the new one takes both over.
+    const second = await startServer();
+    expect(await stateOf(second.url, ok)).toBe('SUCCEEDED');
+    expect(await stateOf(second.url, chatty)).toBe('RUNNING');
+    expect(await stateOf(second.url, silent)).toBe('RUNNING');
+    expect(processStartTime(silentPid) ?? 'gone').not.toBe('gone');
+
+    // The printer wrote all through the outage; now let it finish.
+    writeFileSync(go, '');
+    await until(async () => (await stateOf(second.url, chatty)) === 'SUCCEEDED', 'the printer to finish');
+    const logs = await json(`${second.url}/v1/apps/local_cwd/${chatty}/logs?limit=10000`);
+    const lines = logs.body.lines as string[];
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines).toEqual([...Array.from({ length: lines.length - 1 }, (_, i) => `tick ${i}`), 'done']);
+    expect((await json(`${second.url}/v1/apps/local_cwd/${ok}/logs`)).body.lines).toEqual(['finished']);
+
+    const cancel = await json(`${second.url}/v1/apps/local_cwd/${silent}/cancel`, { method: 'POST' });
+    expect(cancel.status).toBe(202);
+    await until(async () => (await stateOf(second.url, silent)) === 'CANCELLED', 'the adopted job to cancel');
+    await until(() => processStartTime(silentPid) === undefined, 'the adopted process to end');
+
+    // A clean stop removes the token file and the lock.
+    second.process.kill('SIGTERM');
+    await new Promise((resolve) => second.process.once('exit', resolve));
+    expect(existsSync(tokenFile)).toBe(false);
+    expect(existsSync(join(dataDir, 'server.lock'))).toBe(false);
+  });
+});
