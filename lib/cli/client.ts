@@ -465,8 +465,11 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
   const requestId = apiError?.requestId ?? answer.requestId;
 
   // A 403 in the API's own shape (Forbidden, HostAccessDenied, …) is a refusal by the deployment's rules,
-  // not a credentials problem: it keeps its code, message and fields.
-  if (status === 401 || (status === 403 && apiError === undefined)) {
+  // not a credentials problem: it keeps its code, message and fields. The exception is the local server's
+  // admission check (a `Forbidden` to an unsigned loopback request: Host or Origin not loopback).
+  const localAdmission =
+    status === 403 && apiError?.code === 'Forbidden' && !answer.signed && isLocalEndpoint(answer.endpoint);
+  if (status === 401 || (status === 403 && apiError === undefined) || localAdmission) {
     return authError(answer, apiError?.message ?? gatewayMessage, requestId);
   }
   if (apiError === undefined) {
