@@ -36,6 +36,8 @@ export interface DryRunResponse {
   cfg: Cfg;
   request: unknown;
   text?: string;
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings?: string[];
 }
 
 /** `POST /v1/apps` → 201. */
@@ -45,6 +47,8 @@ export interface RunResponse {
   session: string;
   appId: string;
   state: AppState;
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings?: string[];
 }
 
 /** One app of `GET /v1/apps`. */

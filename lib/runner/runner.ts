@@ -93,6 +93,16 @@ export interface SchedulerDescription {
   runOpts: RunOptDescription[];
 }
 
+/**
+ * What components may read of the caller's environment: the `env` run option a scheduler such as
+ * `local_cwd` takes (`txs run` sends the caller's environment there), so `LOGLEVEL` reaches components.
+ */
+function callerContextOf(cfg: Readonly<Cfg>): ComponentContext {
+  const env = cfg.env;
+  if (env === null || env === undefined || typeof env !== 'object' || Array.isArray(env)) return {};
+  return { env: env as Record<string, string> };
+}
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function stableStringify(value: unknown): string {
@@ -160,6 +170,16 @@ export class Runner {
       const s = this.schedulers.get(name);
       return { name, capabilities: s.capabilities(), runOpts: s.runOpts().describe() };
     });
+  }
+
+  /**
+   * Warnings for a run request's `cfg`: each key that is not a run option of its scheduler, with the
+   * closest option names (the key is ignored, as TorchX does).
+   *
+   * @throws UnknownSchedulerError when the scheduler is not registered.
+   */
+  cfgWarnings(scheduler: string, cfg: Readonly<Cfg>): string[] {
+    return this.schedulers.get(scheduler).runOpts().unknownKeyWarnings(cfg, scheduler);
   }
 
   // ---------------------------------------------------------------- dry run
@@ -233,7 +253,11 @@ export class Runner {
   }
 
   /** Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`. */
-  dryrunRequest(request: RunRequest, owner?: string, componentContext: ComponentContext = {}): AppDryRunInfo {
+  dryrunRequest(
+    request: RunRequest,
+    owner?: string,
+    componentContext: ComponentContext = callerContextOf(request.cfg),
+  ): AppDryRunInfo {
     const session = request.session ?? this.sessionName;
     return request.app !== undefined
       ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner)
@@ -277,7 +301,10 @@ export class Runner {
 
   /** Runs a validated HTTP run request (an AppDef or a component). */
   async runRequest(request: RunRequest, ctx: RequestContext): Promise<RunResult> {
-    const withSession = request.session === undefined ? ctx : { ...ctx, session: request.session };
+    const withContext: RequestContext =
+      ctx.componentContext === undefined ? { ...ctx, componentContext: callerContextOf(request.cfg) } : ctx;
+    const withSession =
+      request.session === undefined ? withContext : { ...withContext, session: request.session };
     return request.app !== undefined
       ? this.run(request.app, request.scheduler, request.cfg, withSession)
       : this.runComponent(request.component, request.args, request.scheduler, request.cfg, withSession);

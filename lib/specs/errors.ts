@@ -36,9 +36,20 @@ export abstract class TxsError extends Error {
 }
 
 /** Renders a cfg the way TorchX's messages do (`<EMPTY>` when nothing was given). */
+/**
+ * Run options whose values may be secrets (a caller's environment): messages show their names, never their
+ * values.
+ */
+export const SECRET_CFG_KEYS: ReadonlySet<string> = new Set(['env']);
+
 function renderCfg(cfg: Readonly<Record<string, unknown>> | undefined): string {
   if (!cfg || Object.keys(cfg).length === 0) return '<EMPTY>';
-  return JSON.stringify(cfg);
+  return JSON.stringify(cfg, (key, value: unknown) => {
+    if (!SECRET_CFG_KEYS.has(key) || value === null || typeof value !== 'object') return value;
+    return Array.isArray(value)
+      ? '<hidden>'
+      : Object.fromEntries(Object.keys(value).map((k) => [k, '<hidden>']));
+  });
 }
 
 /**

@@ -16,3 +16,4 @@ export * from './named-resources.js';
 export * from './run-opts.js';
 export * from './schema.js';
 export * from './status.js';
+export * from './suggest.js';

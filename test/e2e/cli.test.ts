@@ -43,7 +43,8 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
       },
       isTTY: false,
     },
-    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e' },
+    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found.
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e', PATH: process.env.PATH ?? '/usr/bin:/bin' },
     cwd: dataDir,
     homeDir: dataDir,
     readFile: async () => {

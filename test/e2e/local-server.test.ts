@@ -109,6 +109,74 @@ describe('local server', () => {
     expect(status.roles[0]?.replicas[0]?.exitCode).toBe(3);
   });
 
+  it("runs a job in the caller's cwd with the caller's env, never recording its values or the server's vars", async () => {
+    const callerDir = mkdtempSync(join(tmpdir(), 'txs-e2e-caller-'));
+    process.env.TXS_E2E_SERVER_ONLY = 'server';
+    try {
+      const secret = 'wJalrXUtnFEMI-e2e-secret';
+      const script =
+        'pwd; echo "$FROM_CALLER $LOGLEVEL ${TXS_E2E_SERVER_ONLY:-unset} ${AWS_SECRET_ACCESS_KEY:+set}"';
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        FROM_CALLER: 'caller',
+        LOGLEVEL: 'INFO',
+        AWS_SECRET_ACCESS_KEY: secret,
+      };
+      const body = {
+        scheduler: 'local_cwd',
+        component: 'utils.sh',
+        args: ['sh', '-c', script],
+        cfg: { cwd: callerDir, env },
+      };
+      const dry = await call('POST', '/v1/dryrun', { body });
+      expect(dry.status).toBe(200);
+      expect(JSON.stringify(dry.body)).not.toContain(secret);
+      const run = await call('POST', '/v1/apps', { body });
+      expect(run.status).toBe(201);
+      expect(JSON.stringify(run.body)).not.toContain(secret);
+      const appId = String(run.body.appId);
+      const detail = await waitForState(appId, (s) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(s));
+      expect(JSON.stringify(detail)).not.toContain(secret);
+      expect((detail.app as { roles: { env: Record<string, string> }[] }).roles[0]?.env.LOGLEVEL).toBe(
+        'INFO',
+      );
+      const logs = await call('GET', `${appPath(appId)}/logs`);
+      expect(logs.body.lines).toEqual([callerDir, 'caller INFO unset set']);
+
+      // A plain curl (no env): only PATH, HOME and LANG of the server.
+      const plain = await call('POST', '/v1/apps', {
+        body: {
+          scheduler: 'local_cwd',
+          component: 'utils.sh',
+          args: ['sh', '-c', 'echo "${TXS_E2E_SERVER_ONLY:-unset}"'],
+        },
+      });
+      await waitForState(String(plain.body.appId), (s) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(s));
+      const plainLogs = await call('GET', `${appPath(String(plain.body.appId))}/logs`);
+      expect(plainLogs.body.lines).toEqual(['unset']);
+    } finally {
+      delete process.env.TXS_E2E_SERVER_ONLY;
+      rmSync(callerDir, { recursive: true, force: true });
+    }
+  });
+
+  it('warns about a cfg key that is not a run option, with the closest name', async () => {
+    const dry = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'aws_batch', cfg: { queue: 'q', prioirty: 5 }, component: 'utils.echo' },
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.warnings).toEqual([
+      '`prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?',
+    ]);
+    const run = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', cfg: { prepend_cwdd: true }, component: 'utils.echo' },
+    });
+    expect(run.status).toBe(201);
+    expect(run.body.warnings).toEqual([
+      '`prepend_cwdd` is not a run option of local_cwd; ignoring it; did you mean `prepend_cwd`?',
+    ]);
+  });
+
   it('returns the same handle for an idempotent retry and submits once', async () => {
     const body = { scheduler: 'local_cwd', component: 'utils.echo', args: ['--msg', 'once'] };
     const headers = { 'idempotency-key': 'e2e-key-1' };

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
-import type { AppDef } from '../../specs/index.js';
+import type { AppDef, Cfg } from '../../specs/index.js';
 import type { RunRequestBody } from '../api-types.js';
 import { buildCfg, runOptsFromDescriptions } from '../cfg.js';
 import { ExitCode, UsageError } from '../errors.js';
@@ -15,6 +15,19 @@ import { waitAndReport } from './wait.js';
 
 /** The scheduler `txs run` uses when neither `-s` nor `[cli:run] scheduler` names one. */
 export const DEFAULT_SCHEDULER = 'local_cwd';
+
+const LOCAL_CWD = 'local_cwd';
+
+/**
+ * A local job runs where `txs` runs, as TorchX's does: `cfg.cwd` is the caller's working directory and
+ * `cfg.env` the caller's environment, unless `-cfg` or `.txsconfig` set them. The server never records the
+ * environment's values.
+ */
+function withCallerContext(cfg: Cfg, invocation: Invocation): Cfg {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(invocation.io.env)) if (value !== undefined) env[name] = value;
+  return { ...cfg, cwd: cfg.cwd ?? invocation.io.cwd, env: cfg.env ?? env };
+}
 
 interface RunOptions extends CommonOptions {
   scheduler?: string;
@@ -172,6 +185,7 @@ async function runCommand(
       warn: (message) => invocation.warn(message),
     });
   }
+  if (scheduler === LOCAL_CWD) cfg = withCallerContext(cfg ?? {}, invocation);
   const common = {
     scheduler,
     ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),
@@ -182,12 +196,14 @@ async function runCommand(
 
   if (options.dryrun) {
     const dryrun = await client.dryrun(body);
+    for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
     if (options.json) invocation.json(dryrun);
     else invocation.out(formatDryRun(dryrun));
     return ExitCode.OK;
   }
 
   const submitted = await client.run(body, options.idempotencyKey ?? randomUUID());
+  for (const warning of submitted.warnings ?? []) invocation.warn(warning);
   if (options.json) invocation.json(submitted);
   else invocation.out(submitted.handle);
   if (!options.wait && !options.log) {

@@ -21,6 +21,8 @@ export interface FakeAppScript {
   reason?: string;
   /** Status reads that answer 404 first (a store read lagging its write). */
   hiddenReads?: number;
+  /** `warnings` of the run or dry-run response. */
+  warnings?: string[];
 }
 
 interface FakeApp {
@@ -74,6 +76,8 @@ export const SCHEDULERS = [
         help: 'where logs go',
         aliases: ['logDir'],
       },
+      { name: 'cwd', type: 'str', default: null, required: false, help: 'working directory', aliases: [] },
+      { name: 'env', type: 'dict[str,str]', default: null, required: false, help: 'caller env', aliases: [] },
       {
         name: 'prepend_cwd',
         type: 'bool',
@@ -241,6 +245,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         return apiError(400, 'UnknownScheduler', `Scheduler backend: ${body.scheduler} does not exist`);
       }
       const name = api.nextRun.name ?? body.app?.name ?? (body.component ?? 'app').split('.').pop() ?? 'app';
+      const warnings = api.nextRun.warnings === undefined ? {} : { warnings: api.nextRun.warnings };
       if (path === '/v1/dryrun') {
         return {
           body: {
@@ -249,6 +254,7 @@ export async function startFakeApi(): Promise<FakeApi> {
             cfg: {},
             request: { replicas: [] },
             text: `would run ${name}`,
+            ...warnings,
           },
         };
       }
@@ -264,6 +270,7 @@ export async function startFakeApi(): Promise<FakeApi> {
           session: app.session,
           appId: app.appId,
           state: 'SUBMITTED',
+          ...warnings,
         },
       };
     }

@@ -63,11 +63,17 @@ describe('LocalCwdScheduler dry run', () => {
     expect(info.request).toEqual({
       appId: 'train-abc123',
       logDir: appDir,
+      inheritedEnv: ['PATH'],
       replicas: [replica(0), replica(1)],
     });
     expect(JSON.parse(JSON.stringify(info.request))).toEqual(info.request);
     expect(h.scheduler.appIdOf(info)).toBe('train-abc123');
-    expect(info.cfg).toEqual({ cwd: null, prepend_cwd: false, auto_set_cuda_visible_devices: false });
+    expect(info.cfg).toEqual({
+      cwd: null,
+      env: null,
+      prepend_cwd: false,
+      auto_set_cuda_visible_devices: false,
+    });
   });
 
   it('is pure: it starts nothing and writes nothing', async () => {
@@ -141,6 +147,7 @@ describe('LocalCwdScheduler dry run', () => {
 describe('cudaVisibleDevices', () => {
   const cfg = (auto: boolean): LocalCwdOpts => ({
     cwd: null,
+    env: null,
     prepend_cwd: false,
     auto_set_cuda_visible_devices: auto,
   });
