@@ -313,10 +313,29 @@ describe('local server', () => {
         scheduler: 'aws_sagemaker',
         cfg: { role: 'arn:aws:iam::123456789012:role/sm', output_path: 's3://bucket/out' },
         component: 'dist.ddp',
-        args: ['-j', '2x8', '-h', 'aws_p4d.24xlarge', '--script', 'train.py'],
+        args: [
+          '-j',
+          '2x8',
+          '-h',
+          'aws_p4d.24xlarge',
+          '--image',
+          '123456789012.dkr.ecr.us-east-1.amazonaws.com/torchx:latest',
+          '--script',
+          'train.py',
+        ],
       },
     });
     expect(sm.status).toBe(200);
+    const notEcr = await call('POST', '/v1/dryrun', {
+      body: {
+        scheduler: 'aws_sagemaker',
+        cfg: { role: 'arn:aws:iam::123456789012:role/sm', output_path: 's3://bucket/out' },
+        component: 'dist.ddp',
+        args: ['-j', '1x1', '-h', 'aws_p4d.24xlarge', '--script', 'train.py'],
+      },
+    });
+    expect(notEcr.status).toBe(400);
+    expect(JSON.stringify(notEcr.body)).toContain('app.roles.0.image');
     const create = (
       sm.body.request as {
         createTrainingJob: { ResourceConfig: { InstanceType: string; InstanceCount: number } };
