@@ -95,6 +95,23 @@ describe('txs against the local server', () => {
     expect(run.err).toContain('FAILED');
   });
 
+  it('shows the last lines of the failing replica’s stderr in --wait and status', async () => {
+    const run = await txs(
+      'run',
+      '--wait',
+      'utils.sh',
+      'sh',
+      '-c',
+      'echo "bash: torchrun: command not found" >&2; exit 127',
+    );
+    expect(run.code).toBe(ExitCode.APP_FAILED);
+    expect(run.err).toContain('exited with code 127');
+    expect(run.err).toContain('bash: torchrun: command not found');
+    const handle = run.out.trim();
+    const status = await txs('status', handle);
+    expect(status.out).toContain('bash: torchrun: command not found');
+  });
+
   it('cancels a running app', async () => {
     const run = await txs('run', 'utils.sh', 'sleep', '60');
     expect(run.code).toBe(ExitCode.OK);

@@ -55,6 +55,7 @@ import {
   type SupervisorRef,
   writeAppRecord,
 } from './app-store.js';
+import { reasonWithStderrTail } from './failure-detail.js';
 import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
 import { readLogLines } from './log-files.js';
 import { findExecutable, isDirectory, processLiveness, processRef, signalProcessGroup } from './processes.js';
@@ -411,7 +412,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       hostname: this.hostname,
       killGracePeriodMs: this.killGracePeriodMs,
       baseEnv: this.baseEnv,
-      onStateChange: this.onStateChange,
+      onStateChange: async (change) => {
+        const record = this.live.get(change.appId)?.record;
+        if (change.state === 'FAILED' && record !== undefined) {
+          const reason = await reasonWithStderrTail(record);
+          if (reason !== undefined) change.reason = reason;
+        }
+        await this.onStateChange(change);
+      },
       onError: this.onError,
     };
   }
@@ -519,12 +527,13 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     const record = await this.load(appId);
     if (record === undefined) return undefined;
     const terminal = isTerminal(record.state);
+    const reason = terminal ? await reasonWithStderrTail(record) : undefined;
     return makeDescribeAppResponse({
       appId,
       state: record.state,
       numRestarts: 0,
       attempt: 0,
-      msg: terminal && record.reason !== undefined ? record.reason : NONE,
+      msg: reason ?? NONE,
       structuredErrorMsg: record.structuredErrorMsg,
       uiUrl: uiUrlOf(record),
       metadata: { ...record.app.metadata },
