@@ -1,6 +1,6 @@
 /** The app handle a `/v1/apps/{scheduler}/{appId}` path names. */
 import { makeAppHandle } from '../../lib/specs/index.js';
-import { sessionName } from '../shared/container.js';
+import { requireSchedulerName, sessionName } from '../shared/container.js';
 import type { ApiRequest } from '../shared/middleware.js';
 
 /**
@@ -8,5 +8,6 @@ import type { ApiRequest } from '../shared/middleware.js';
  * so the path needs no session.
  */
 export function handleFromPath(req: ApiRequest): string {
+  requireSchedulerName(req.path('scheduler'));
   return makeAppHandle(req.path('scheduler'), sessionName(), req.path('appId'));
 }

@@ -1,7 +1,7 @@
 /** `GET /v1/apps`: the caller's apps, newest first, with filters and paging. */
 import type { ListAppsQuery } from '../../lib/runner/index.js';
 import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
-import { recordsRunner } from '../shared/container.js';
+import { recordsRunner, requireSchedulerName } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
 import { summaryView } from '../shared/views.js';
@@ -23,7 +23,10 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   const since = timeParam('since', req.query('since'));
   const limit = intParam('limit', req.query('limit'), 1, 100);
   const nextToken = req.query('nextToken');
-  if (scheduler) query.scheduler = scheduler;
+  if (scheduler) {
+    requireSchedulerName(scheduler);
+    query.scheduler = scheduler;
+  }
   if (session) query.session = session;
   if (since) query.since = since.getTime();
   if (limit !== undefined) query.limit = limit;

@@ -22,7 +22,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { type AppStateChangePublisher, NO_PUBLISHER, Runner } from '../../lib/runner/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
-import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
+import { DEFAULT_SESSION, UnknownSchedulerError, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
@@ -191,6 +191,16 @@ function build(): Runner {
     sessionName: sessionName(),
     publisher: publisher(),
   });
+}
+
+/**
+ * Checks that `scheduler` is enabled (`TXS_SCHEDULERS`), without building any scheduler.
+ *
+ * @throws UnknownSchedulerError when `scheduler` is given and not enabled.
+ */
+export function requireSchedulerName(scheduler: string): void {
+  const names = listEnv(ENV.schedulers, DEFAULT_SCHEDULERS);
+  if (!names.includes(scheduler)) throw new UnknownSchedulerError(scheduler, names);
 }
 
 /**

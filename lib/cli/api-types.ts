@@ -111,6 +111,8 @@ export interface AppResponse {
 export interface AppActionResponse {
   handle: string;
   state: AppState;
+  /** Cancel only: when a cancel was first requested; absent when the app had finished before any. */
+  cancelRequestedAt?: string;
 }
 
 /** Which output streams to read. */

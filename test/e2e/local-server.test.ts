@@ -273,6 +273,39 @@ describe('local server', () => {
     },
   );
 
+  it('names an unknown scheduler in a list filter and in an app path, instead of answering no apps / unknown app', async () => {
+    const list = await call('GET', '/v1/apps?scheduler=bogus');
+    expect(list.status).toBe(400);
+    expect(list.body.error).toMatchObject({ code: 'UnknownScheduler' });
+    expect(JSON.stringify(list.body)).toContain('local_cwd');
+    for (const [method, path] of [
+      ['GET', '/v1/apps/bogus/x'],
+      ['POST', '/v1/apps/bogus/x/cancel'],
+      ['GET', '/v1/apps/bogus/x/logs'],
+    ] as const) {
+      const reply = await call(method, path);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ code: 'UnknownScheduler' });
+    }
+  });
+
+  it('answers a cancel of a finished app without cancelRequestedAt, and of a live one with it', async () => {
+    const done = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', component: 'utils.echo' },
+    });
+    await waitForState(String(done.body.appId), (s) => s === 'SUCCEEDED');
+    const late = await call('POST', `${appPath(String(done.body.appId))}/cancel`);
+    expect(late.status).toBe(202);
+    expect(late.body.state).toBe('SUCCEEDED');
+    expect(late.body.cancelRequestedAt).toBeUndefined();
+    const live = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', component: 'utils.sh', args: ['sleep', '60'] },
+    });
+    await waitForState(String(live.body.appId), (s) => s === 'RUNNING');
+    const cancel = await call('POST', `${appPath(String(live.body.appId))}/cancel`);
+    expect(cancel.body.cancelRequestedAt).toEqual(expect.any(String));
+  });
+
   it('answers 404 for an unknown app and for another user’s app, 404/405 for unknown routes', async () => {
     const unknown = await call('GET', appPath('nope-123'));
     expect(unknown.status).toBe(404);

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
+import { isTerminal } from '../../specs/index.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `cancel` to `program`. */
@@ -14,6 +15,8 @@ export function registerCancel(program: Command, invocation: Invocation): void {
     const client = await invocation.client(options);
     const answer = await client.cancel(handle);
     if (options.json) invocation.json(answer);
-    else invocation.out(`cancel requested for ${answer.handle} (state: ${answer.state})`);
+    else if (isTerminal(answer.state) && answer.cancelRequestedAt === undefined) {
+      invocation.out(`${answer.handle} had already finished (state: ${answer.state}); nothing to cancel`);
+    } else invocation.out(`cancel requested for ${answer.handle} (state: ${answer.state})`);
   });
 }

@@ -204,9 +204,11 @@ async function runCommand(
 
   const submitted = await client.run(body, options.idempotencyKey ?? randomUUID());
   for (const warning of submitted.warnings ?? []) invocation.warn(warning);
-  if (options.json) invocation.json(submitted);
-  else invocation.out(submitted.handle);
-  if (!options.wait && !options.log) {
+  const waiting = options.wait === true || options.log === true;
+  // With --json --wait, stdout holds one JSON document: the final app (which carries the handle).
+  if (options.json && !waiting) invocation.json(submitted);
+  else if (!options.json) invocation.out(submitted.handle);
+  if (!waiting) {
     if (invocation.io.stderr.isTTY && !options.json) {
       invocation.err(
         `follow it with: txs log -t ${submitted.handle}   (status: txs status ${submitted.handle})`,

@@ -274,11 +274,13 @@ describe('txs run --wait', () => {
     expect(err).toContain('trainer/1 rank 1 up\n');
   });
 
-  it('prints the submission and the final app as JSON with --json', async () => {
+  it('prints one JSON document, the final app with its handle, with --json --wait', async () => {
     const { out } = await txs(['run', '--wait', '--json', 'utils.echo']);
-    const documents = out.split(/\n(?=\{)/).map((d) => JSON.parse(d));
-    expect(documents[0].handle).toBe('local_cwd://torchx/echo-1');
-    expect(documents[1].status.state).toBe('SUCCEEDED');
+    const document = JSON.parse(out);
+    expect(document.handle).toBe('local_cwd://torchx/echo-1');
+    expect(document.status.state).toBe('SUCCEEDED');
+    const submitted = JSON.parse((await txs(['run', '--json', 'utils.echo'])).out);
+    expect(submitted.handle).toBe('local_cwd://torchx/echo-2');
   });
 });
 
@@ -493,6 +495,15 @@ describe('txs cancel and delete', () => {
     const { code, out } = await txs(['cancel', 'local_cwd://torchx/sleep-1']);
     expect(code).toBe(ExitCode.OK);
     expect(out).toBe('cancel requested for local_cwd://torchx/sleep-1 (state: CANCELLED)\n');
+  });
+
+  it('says an app that had already finished had nothing to cancel', async () => {
+    api.addApp('local_cwd://torchx/done-1', { states: ['SUCCEEDED'] });
+    const { code, out } = await txs(['cancel', 'local_cwd://torchx/done-1']);
+    expect(code).toBe(ExitCode.OK);
+    expect(out).toBe(
+      'local_cwd://torchx/done-1 had already finished (state: SUCCEEDED); nothing to cancel\n',
+    );
   });
 
   it('deletes with DELETE', async () => {

@@ -38,6 +38,7 @@ interface FakeApp {
   logs: Record<string, string[]>;
   createdAt: number;
   cfg: unknown;
+  cancelRequestedAt?: string;
   reason?: string;
   hiddenReads: number;
 }
@@ -338,9 +339,12 @@ export async function startFakeApi(): Promise<FakeApi> {
       const from = currentState(app);
       if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(from)) {
         app.states = [...app.states.slice(0, app.step + 1), 'CANCELLED'];
+        app.cancelRequestedAt ??= new Date(T0).toISOString();
         advance(app);
       }
-      return { status: 202, body: { handle: app.handle, state: currentState(app) } };
+      const requested =
+        app.cancelRequestedAt === undefined ? {} : { cancelRequestedAt: app.cancelRequestedAt };
+      return { status: 202, body: { handle: app.handle, state: currentState(app), ...requested } };
     }
     if (method === 'DELETE') return { status: 202, body: { handle: app.handle, state: currentState(app) } };
     return undefined;
