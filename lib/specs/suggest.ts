@@ -27,8 +27,8 @@ export function editDistance(a: string, b: string): number {
 }
 
 /**
- * The candidates closest to `name` (case-insensitive), best first: those within about a third of the
- * name's length in edits, or that start with it.
+ * The candidates closest to `name` (case-insensitive): among those within about a third of the name's
+ * length in edits (or that start with it), the ones at the smallest distance.
  *
  * @example
  * ```ts
@@ -45,15 +45,10 @@ export function suggestNames(name: string, candidates: Iterable<string>, max = 3
     const distance = other.startsWith(lowered) && lowered.length >= 3 ? 0.5 : editDistance(lowered, other);
     if (distance <= limit) scored.push({ candidate, distance });
   }
+  const best = Math.min(...scored.map((s) => s.distance));
   return scored
-    .sort((x, y) => x.distance - y.distance || x.candidate.localeCompare(y.candidate))
+    .filter((s) => s.distance === best)
+    .sort((x, y) => x.candidate.localeCompare(y.candidate))
     .slice(0, max)
     .map((s) => s.candidate);
-}
-
-/** ` Did you mean `a`?` (or `a` or `b`), or '' when nothing is close. */
-export function didYouMean(name: string, candidates: Iterable<string>): string {
-  const found = suggestNames(name, candidates);
-  if (found.length === 0) return '';
-  return ` did you mean ${found.map((c) => `\`${c}\``).join(' or ')}?`;
 }

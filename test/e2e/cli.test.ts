@@ -112,6 +112,17 @@ describe('txs against the local server', () => {
     expect(status.out).toContain('bash: torchrun: command not found');
   });
 
+  it('prints a component’s help for `run <component> --help`, and a did-you-mean for a typo, listing builtins once', async () => {
+    const help = await txs('run', 'dist.ddp', '--help');
+    expect(help.code).toBe(ExitCode.OK);
+    expect(help.out).toContain('dist.ddp');
+    expect(help.out).toContain('--script');
+    const typo = await txs('run', 'utils.ech');
+    expect(typo.code).toBe(ExitCode.USAGE);
+    expect(typo.err).toContain('did you mean utils.echo?');
+    expect(typo.err.match(/utils\.sh/g)).toHaveLength(1);
+  });
+
   it('cancels a running app', async () => {
     const run = await txs('run', 'utils.sh', 'sleep', '60');
     expect(run.code).toBe(ExitCode.OK);

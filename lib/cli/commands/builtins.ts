@@ -5,6 +5,7 @@
  * @module
  */
 import type { Command } from 'commander';
+import { suggestNames } from '../../specs/index.js';
 import { UsageError } from '../errors.js';
 import { formatBuiltin, formatBuiltinList } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
@@ -24,14 +25,24 @@ export function registerBuiltins(program: Command, invocation: Invocation): void
       else invocation.out(formatBuiltinList(components));
       return;
     }
-    const component = components.find((c) => c.name === name);
-    if (component === undefined) {
-      throw new UsageError(
-        `no builtin component ${name}`,
-        `builtins: ${components.map((c) => c.name).join(', ')}`,
-      );
-    }
+    const component = findBuiltin(components, name);
     if (options.json) invocation.json(component);
     else invocation.out(formatBuiltin(component));
   });
+}
+
+/**
+ * The builtin named `name`.
+ *
+ * @throws UsageError with the closest names ("did you mean utils.echo?") and the list of builtins.
+ */
+export function findBuiltin<T extends { name: string }>(components: readonly T[], name: string): T {
+  const component = components.find((c) => c.name === name);
+  if (component !== undefined) return component;
+  const names = components.map((c) => c.name);
+  const close = suggestNames(name, names);
+  throw new UsageError(
+    `no builtin component ${name}${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`,
+    `builtins: ${names.join(', ')}`,
+  );
 }

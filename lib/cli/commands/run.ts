@@ -9,8 +9,9 @@ import type { AppDef, Cfg } from '../../specs/index.js';
 import type { RunRequestBody } from '../api-types.js';
 import { buildCfg, runOptsFromDescriptions } from '../cfg.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { formatDryRun } from '../format.js';
+import { formatBuiltin, formatDryRun } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
+import { findBuiltin } from './builtins.js';
 import { waitAndReport } from './wait.js';
 
 /** The scheduler `txs run` uses when neither `-s` nor `[cli:run] scheduler` names one. */
@@ -78,6 +79,12 @@ export function normalizeRunArgv(argv: readonly string[]): string[] {
     if (RUN_VALUE_OPTIONS.has(token)) i += 1;
   }
   return result;
+}
+
+/** True when the component's arguments ask for help (`--help` before any `--`). */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--help');
 }
 
 /** Adds `run` to `program`. */
@@ -160,6 +167,12 @@ async function runCommand(
   }
   if (options.dryrun && (options.wait || options.log)) {
     throw new UsageError('--dryrun submits nothing, so it cannot be combined with --wait or --log');
+  }
+  if (component !== undefined && wantsHelp(args)) {
+    // TorchX: `torchx run dist.ddp --help` prints the component's arguments.
+    const components = await (await invocation.client(options)).components();
+    invocation.out(formatBuiltin(findBuiltin(components, component)));
+    return ExitCode.OK;
   }
   const app = options.app === undefined ? undefined : await readAppFile(invocation, options.app);
   const scheduler = options.scheduler ?? config.get('cli:run', 'scheduler') ?? DEFAULT_SCHEDULER;
