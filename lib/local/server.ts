@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -231,6 +232,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           error: {
             code: 'RouteNotFound',
             message: `No route ${req.method} ${url.pathname}; see docs/http-api.md`,
+            requestId: randomUUID(),
           },
         });
         return;
@@ -245,6 +247,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
             error: {
               code: 'MethodNotAllowed',
               message: `${req.method} is not allowed on ${url.pathname}; use ${allowed}`,
+              requestId: randomUUID(),
             },
           },
           { allow: allowed },

@@ -316,9 +316,12 @@ describe('local server', () => {
     });
     const other = await call('GET', appPath(String(run.body.appId)), { user: 'owner-b' });
     expect(other.status).toBe(404);
-    expect((await call('GET', '/v2/nothing')).status).toBe(404);
+    const noRoute = await call('GET', '/v2/nothing');
+    expect(noRoute.status).toBe(404);
+    expect(noRoute.body.error).toMatchObject({ code: 'RouteNotFound', requestId: expect.any(String) });
     const wrongMethod = await call('PUT', '/v1/apps');
     expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body.error).toMatchObject({ code: 'MethodNotAllowed', requestId: expect.any(String) });
     expect(wrongMethod.headers.get('allow')).toBe('POST, GET');
   });
 
