@@ -34,6 +34,7 @@ const SERVER_SIDE = new Set([
   'StoreUnavailable',
   'StoreConflict',
   'SubmissionOutcomeUnknown',
+  'StoreError',
   'StoreTableNotFound',
   'RecordTooLarge',
   'IdempotencyReservation',

@@ -223,7 +223,7 @@ export function rejectLogDir(cfg: Readonly<Cfg>): void {
   throw new InvalidRunConfigError(
     'Run option: log_dir, is not supported by torchx-serverless local_cwd: logs are kept under the local ' +
       "server's data directory (TXS_DATA_DIR) so they survive restarts; remove log_dir and read logs with " +
-      '`txs logs` or GET /v1/apps/local_cwd/{appId}/logs',
+      '`txs log` or GET /v1/apps/local_cwd/{appId}/logs',
     'log_dir',
     cfg,
   );
