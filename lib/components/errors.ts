@@ -16,7 +16,9 @@ export class UnknownComponentError extends ValidationError {
     const close = suggestNames(component, known);
     const message = `unknown component '${component}'${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`;
     // The issue's message is part of the main one, so a client printing both shows the list once.
-    super(`${message}. Builtins are: ${known.join(', ')}`, [{ path: 'component', message }]);
+    super(`${message}${close.length > 0 ? '' : '.'} Builtins are: ${known.join(', ')}`, [
+      { path: 'component', message },
+    ]);
   }
 }
 

@@ -82,11 +82,9 @@ export class UnknownSchedulerError extends TxsError {
     readonly scheduler: string,
     readonly known: readonly string[],
   ) {
-    super(`Scheduler backend: ${scheduler} does not exist. Use one of: ${known.join(', ') || '<none>'}`, {
-      issues: [
-        { path: 'scheduler', message: `unknown scheduler '${scheduler}'; use one of: ${known.join(', ')}` },
-      ],
-    });
+    // The issue repeats the message, so a client printing both shows the list once.
+    const message = `Scheduler backend: ${scheduler} does not exist. Use one of: ${known.join(', ') || '<none>'}`;
+    super(message, { issues: [{ path: 'scheduler', message }] });
   }
 }
 

@@ -123,6 +123,19 @@ describe('txs against the local server', () => {
     expect(typo.err.match(/utils\.sh/g)).toHaveLength(1);
   });
 
+  it('names an unknown scheduler for list -s and for a handle, listing the schedulers once', async () => {
+    for (const args of [
+      ['list', '-s', 'bogus'],
+      ['status', 'bogus://torchx/x'],
+    ]) {
+      const { code, err } = await txs(...args);
+      expect(code).toBe(ExitCode.USAGE);
+      expect(err).toContain('Scheduler backend: bogus does not exist');
+      expect(err.match(/local_cwd/g)).toHaveLength(1);
+      expect(err).not.toContain('no apps');
+    }
+  });
+
   it('cancels a running app', async () => {
     const run = await txs('run', 'utils.sh', 'sleep', '60');
     expect(run.code).toBe(ExitCode.OK);

@@ -284,7 +284,7 @@ describe('component argument parser', () => {
 
   it('raises UnknownComponentError with the closest name, listing the builtins once', () => {
     expect(() => materializeComponent('utils.ech', [])).toThrow(
-      /^unknown component 'utils.ech'; did you mean utils.echo\?\. Builtins are: .*utils\.echo/,
+      /^unknown component 'utils.ech'; did you mean utils.echo\? Builtins are: .*utils\.echo/,
     );
     try {
       materializeComponent('utils.ech', []);
