@@ -34,6 +34,7 @@ import {
   parseAppHandle,
   type RunOptDescription,
   type RunRequest,
+  SECRET_CFG_KEYS,
   TxsError,
   UnknownAppError,
   ValidationError,
@@ -101,6 +102,21 @@ function callerContextOf(cfg: Readonly<Cfg>): ComponentContext {
   const env = cfg.env;
   if (env === null || env === undefined || typeof env !== 'object' || Array.isArray(env)) return {};
   return { env: env as Record<string, string> };
+}
+
+/**
+ * `cfg` as the idempotency hash sees it: options that may hold secrets (the caller's `env`) count by their
+ * names only, so no digest of a secret is stored with the idempotency key.
+ */
+function hashableCfg(cfg: Readonly<Cfg>): Cfg {
+  const out: Cfg = { ...cfg };
+  for (const key of SECRET_CFG_KEYS) {
+    const value = out[key];
+    if (value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = Object.keys(value).sort();
+    }
+  }
+  return out;
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -228,6 +244,9 @@ export class Runner {
         ? { ...cfg, user: userNameOf(owner) }
         : cfg;
     const resolved = opts.resolve(withUser);
+    // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
+    // anyway (and warned about): drop it so its values are neither recorded nor echoed.
+    for (const key of SECRET_CFG_KEYS) if (opts.get(key) === undefined) delete resolved[key];
     sched.validate(prepared, resolved);
     return sched.submitDryrun(prepared, resolved);
   }
@@ -277,7 +296,7 @@ export class Runner {
   /** Dry-runs then schedules an app. */
   async run(app: AppDef, scheduler: string, cfg: Cfg, ctx: RequestContext): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
-    return this.idempotently(ctx, { scheduler, session, cfg, app }, () =>
+    return this.idempotently(ctx, { scheduler, session, cfg: hashableCfg(cfg), app }, () =>
       this.schedule(this.dryrun(app, scheduler, cfg, session, ctx.owner), ctx),
     );
   }
@@ -291,7 +310,7 @@ export class Runner {
     ctx: RequestContext,
   ): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
-    return this.idempotently(ctx, { scheduler, session, cfg, component, args }, () =>
+    return this.idempotently(ctx, { scheduler, session, cfg: hashableCfg(cfg), component, args }, () =>
       this.schedule(
         this.dryrunComponent(component, args, scheduler, cfg, session, ctx.componentContext, ctx.owner),
         ctx,
