@@ -21,6 +21,14 @@ describe('LocalCwdScheduler dry run', () => {
   });
   afterEach(() => h.cleanup());
 
+  it("gives ${replica_id} the replica's index in its role, as TorchX's local scheduler (Batch: the node index)", () => {
+    const role = (name: string) =>
+      makeRole({ name, image: 'unused', entrypoint: 'echo', args: ['${replica_id}'], numReplicas: 2 });
+    const app = makeAppDef({ name: 'two', roles: [role('a'), role('b')] });
+    const info = h.scheduler.submitDryrun(app);
+    expect(info.request.replicas.map((r) => `${r.role}:${r.args[0]}`)).toEqual(['a:0', 'a:1', 'b:0', 'b:1']);
+  });
+
   it('returns exactly the processes it will spawn, with macros applied per replica', () => {
     const app = makeAppDef({
       name: 'train',
