@@ -6,5 +6,9 @@ import { handleFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Cancel' }, async (req) => {
   const record = await runner().cancel(handleFromPath(req), req.scope);
-  return { statusCode: 202, body: handleView(record) };
+  // cancelRequestedAt tells a cancel in progress (or done) from an app that had already finished.
+  const body: Record<string, unknown> = handleView(record);
+  if (record.cancelRequestedAt !== undefined)
+    body.cancelRequestedAt = new Date(record.cancelRequestedAt).toISOString();
+  return { statusCode: 202, body };
 });

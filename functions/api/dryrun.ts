@@ -4,6 +4,11 @@ import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 
 export const handler = apiHandler({ operation: 'Dryrun', body: true }, async (req) => {
-  const info = runner().dryrunRequest(parseRunRequest(req.body), req.owner);
-  return { statusCode: 200, body: { ...info.toJSON(), text: info.format() } };
+  const request = parseRunRequest(req.body);
+  const info = runner().dryrunRequest(request, req.owner);
+  const warnings = runner().cfgWarnings(request.scheduler, request.cfg);
+  return {
+    statusCode: 200,
+    body: { ...info.toJSON(), text: info.format(), ...(warnings.length === 0 ? {} : { warnings }) },
+  };
 });

@@ -1,7 +1,7 @@
 /** The app handle a `/v1/apps/{scheduler}/{appId}` path names. */
 import { checkAppId } from '../../lib/schedulers/app-ids.js';
 import { makeAppHandle, SCHEDULER_NAME_PATTERN, ValidationError } from '../../lib/specs/index.js';
-import { sessionName } from '../shared/container.js';
+import { requireSchedulerName, sessionName } from '../shared/container.js';
 import type { ApiRequest } from '../shared/middleware.js';
 
 /**
@@ -33,6 +33,7 @@ export function handleFromPath(req: ApiRequest): string {
   if (!SCHEDULER_NAME_PATTERN.test(scheduler)) {
     throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
   }
+  requireSchedulerName(scheduler);
   const appId = canonicalParam(req, 'appId');
   checkAppId(scheduler, appId);
   return makeAppHandle(scheduler, sessionName(), appId);

@@ -11,7 +11,7 @@ import {
   SESSION_NAME_RULE,
   ValidationError,
 } from '../../lib/specs/index.js';
-import { recordsRunner } from '../shared/container.js';
+import { recordsRunner, requireSchedulerName } from '../shared/container.js';
 import { HttpRequestError } from '../shared/http-errors.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
@@ -39,7 +39,10 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   }
   if (session && !SESSION_NAME_PATTERN.test(session))
     throw ValidationError.forField('session', SESSION_NAME_RULE);
-  if (scheduler) query.scheduler = scheduler;
+  if (scheduler) {
+    requireSchedulerName(scheduler);
+    query.scheduler = scheduler;
+  }
   if (session) query.session = session;
   if (since) query.since = since.getTime();
   if (limit !== undefined) query.limit = limit;

@@ -33,9 +33,10 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req, 
     request,
     key === undefined ? ctx : { ...ctx, idempotencyKey: key },
   );
+  const warnings = runner().cfgWarnings(request.scheduler, request.cfg);
   return {
     statusCode: 201,
-    body: handleView(result.record),
+    body: warnings.length === 0 ? handleView(result.record) : { ...handleView(result.record), warnings },
     headers: result.created ? {} : ({ 'idempotent-replayed': 'true' } as Record<string, string>),
   };
 });

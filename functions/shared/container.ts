@@ -24,7 +24,7 @@ import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox
 import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
 import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
-import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
+import { DEFAULT_SESSION, UnknownSchedulerError, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
@@ -206,6 +206,16 @@ function build(): Runner {
     hostAccess: deployment.hostAccess,
     hostAccessSettings: HOST_ACCESS_SETTINGS,
   });
+}
+
+/**
+ * Checks that `scheduler` is enabled (`TXS_SCHEDULERS`), without building any scheduler.
+ *
+ * @throws UnknownSchedulerError when `scheduler` is given and not enabled.
+ */
+export function requireSchedulerName(scheduler: string): void {
+  const names = listEnv(ENV.schedulers, DEFAULT_SCHEDULERS);
+  if (!names.includes(scheduler)) throw new UnknownSchedulerError(scheduler, names);
 }
 
 /**

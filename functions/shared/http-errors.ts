@@ -38,6 +38,7 @@ const SERVER_SIDE = new Set([
   'StoreUnavailable',
   'StoreConflict',
   'SubmissionOutcomeUnknown',
+  'StoreError',
   'StoreTableNotFound',
   'RecordTooLarge',
   'IdempotencyReservation',

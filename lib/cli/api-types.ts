@@ -36,6 +36,8 @@ export interface DryRunResponse {
   cfg: Cfg;
   request: unknown;
   text?: string;
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings?: string[];
 }
 
 /** `POST /v1/apps` → 201. */
@@ -45,6 +47,8 @@ export interface RunResponse {
   session: string;
   appId: string;
   state: AppState;
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings?: string[];
 }
 
 /** One app of `GET /v1/apps`. */
@@ -109,6 +113,8 @@ export interface AppResponse {
 export interface AppActionResponse {
   handle: string;
   state: AppState;
+  /** Cancel only: when a cancel was first requested; absent when the app had finished before any. */
+  cancelRequestedAt?: string;
 }
 
 /** Which output streams to read. */

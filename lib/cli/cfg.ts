@@ -59,9 +59,7 @@ export function buildCfg(input: BuildCfgInput): Cfg {
   if (input.literal !== undefined && input.literal.trim() !== '') {
     try {
       cfg = runOpts.cfgFromStr(input.literal, (key) =>
-        warn(
-          `\`${key}\` is not a run option of ${scheduler}; ignoring it (see \`txs runopts ${scheduler}\`)`,
-        ),
+        warn(runOpts.unknownKeyWarnings({ [key]: null }, scheduler).join('')),
       );
     } catch (error) {
       throw cfgError(error, scheduler, '-cfg');

@@ -378,9 +378,12 @@ function retryAfterMs(header: string | null): number | undefined {
   return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - Date.now()), 20_000);
 }
 
+const NOT_RETRYABLE_CODES = new Set(['BackendAccessDenied', 'BackendNotConfigured']);
+
 function isRetryableStatus(status: number, error: CliError): boolean {
   if (error instanceof ApiError && error.apiCode === 'IdempotencyInProgress') return true;
-  if (error instanceof ApiError && error.apiCode === 'BackendAccessDenied') return false;
+  // Errors that retrying cannot fix: each retried POST would leave one more FAILED record.
+  if (error instanceof ApiError && NOT_RETRYABLE_CODES.has(error.apiCode)) return false;
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 

@@ -29,6 +29,8 @@ export type IniSections = Map<string, Map<string, string>>;
 
 const SECTION_LINE = /^\[([^\]]+)\]\s*$/;
 const KEY_VALUE_LINE = /^([^=:\s][^=:]*?)\s*[=:]\s*(.*)$/;
+/** ` # …` after a value or a section header: configparser (no inline comment prefixes) keeps it as text. */
+const INLINE_COMMENT = /\s#/;
 
 /**
  * Parses INI text the way Python's `configparser` reads `.torchxconfig`: `[section]` headers, `key = value`
@@ -57,6 +59,14 @@ export function parseIni(text: string, file: string): IniSections {
       return;
     }
     const line = raw.trim();
+    if (INLINE_COMMENT.test(line)) {
+      throw new ConfigFileError(
+        file,
+        lineNumber,
+        `\`${line}\` has an inline comment, which .txsconfig (like .torchxconfig, read by Python's configparser) ` +
+          'would take as part of the value: put the comment on a line of its own',
+      );
+    }
     const section = SECTION_LINE.exec(line);
     if (section) {
       const name = (section[1] ?? '').trim();

@@ -115,8 +115,10 @@ async function followReplica(
     if (page.lines.length > 0) options.onLines(ref, page.lines);
     if (page.nextToken === undefined) return;
     nextToken = page.nextToken;
+    // A page can be empty and still not caught up: `--regex` filters server-side, so a page of 1,000
+    // non-matching lines arrives empty. Only `caughtUp` (or, from an older API, an empty page) ends a read.
     const caughtUp = page.caughtUp ?? page.lines.length === 0;
-    if (!caughtUp && page.lines.length > 0) {
+    if (!caughtUp) {
       idlePolls = 0;
       continue;
     }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ValidationError } from '../specs/index.js';
+import { suggestNames, ValidationError } from '../specs/index.js';
 
 /** The component name is not a builtin. */
 export class UnknownComponentError extends ValidationError {
@@ -13,8 +13,10 @@ export class UnknownComponentError extends ValidationError {
     readonly component: string,
     known: readonly string[],
   ) {
-    const message = `unknown component '${component}'; builtins are: ${known.join(', ')}`;
-    super(`Unknown component: ${component}. Builtins are: ${known.join(', ')}`, [
+    const close = suggestNames(component, known);
+    const message = `unknown component '${component}'${close.length > 0 ? `; did you mean ${close.join(' or ')}?` : ''}`;
+    // The issue's message is part of the main one, so a client printing both shows the list once.
+    super(`${message}${close.length > 0 ? '' : '.'} Builtins are: ${known.join(', ')}`, [
       { path: 'component', message },
     ]);
   }

@@ -30,9 +30,9 @@ console.log(`  token:      ${server.tokenFile} (same-user curl needs none on Lin
 console.log(
   '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline)',
 );
-console.log(
-  `  try:        curl -s ${server.url}/v1/components   or   npx txs run --wait -s local_cwd utils.echo --msg hi`,
-);
+// txs reads TXS_ENDPOINT (default http://127.0.0.1:8080): name it when PORT moved the server elsewhere.
+const txs = server.port === 8080 ? 'npx txs' : `TXS_ENDPOINT=${server.url} npx txs`;
+console.log(`  try:        curl -s ${server.url}/v1/components   or   ${txs} run --wait utils.echo --msg hi`);
 
 let stopping = false;
 const stop = async () => {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
@@ -358,6 +358,7 @@ async function serve(
           error: {
             code: 'RouteNotFound',
             message: `No route ${req.method} ${path}; see docs/http-api.md`,
+            requestId: randomUUID(),
           },
         });
         return;
@@ -372,6 +373,7 @@ async function serve(
             error: {
               code: 'MethodNotAllowed',
               message: `${req.method} is not allowed on ${path}; use ${allowed}`,
+              requestId: randomUUID(),
             },
           },
           { allow: allowed },

@@ -40,6 +40,7 @@ import {
   parseAppHandle,
   type RunOptDescription,
   type RunRequest,
+  SECRET_CFG_KEYS,
   TxsError,
   UnknownAppError,
   ValidationError,
@@ -120,6 +121,31 @@ export interface SchedulerDescription {
   runOpts: RunOptDescription[];
 }
 
+/**
+ * What components may read of the caller's environment: the `env` run option a scheduler such as
+ * `local_cwd` takes (`txs run` sends the caller's environment there), so `LOGLEVEL` reaches components.
+ */
+function callerContextOf(cfg: Readonly<Cfg>): ComponentContext {
+  const env = cfg.env;
+  if (env === null || env === undefined || typeof env !== 'object' || Array.isArray(env)) return {};
+  return { env: env as Record<string, string> };
+}
+
+/**
+ * `cfg` as the idempotency hash sees it: options that may hold secrets (the caller's `env`) count by their
+ * names only, so no digest of a secret is stored with the idempotency key.
+ */
+function hashableCfg(cfg: Readonly<Cfg>): Cfg {
+  const out: Cfg = { ...cfg };
+  for (const key of SECRET_CFG_KEYS) {
+    const value = out[key];
+    if (value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)) {
+      out[key] = Object.keys(value).sort();
+    }
+  }
+  return out;
+}
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function stableStringify(value: unknown): string {
@@ -195,6 +221,16 @@ export class Runner {
     });
   }
 
+  /**
+   * Warnings for a run request's `cfg`: each key that is not a run option of its scheduler, with the
+   * closest option names (the key is ignored, as TorchX does).
+   *
+   * @throws UnknownSchedulerError when the scheduler is not registered.
+   */
+  cfgWarnings(scheduler: string, cfg: Readonly<Cfg>): string[] {
+    return this.schedulers.get(scheduler).runOpts().unknownKeyWarnings(cfg, scheduler);
+  }
+
   // ---------------------------------------------------------------- dry run
 
   /**
@@ -243,6 +279,9 @@ export class Runner {
         : cfg;
     const resolved = opts.resolve(withUser);
     checkHostAccess(prepared, resolved, this.hostAccess, this.hostAccessSettings);
+    // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
+    // anyway (and warned about): drop it so its values are neither recorded nor echoed.
+    for (const key of SECRET_CFG_KEYS) if (opts.get(key) === undefined) delete resolved[key];
     sched.validate(prepared, resolved);
     return sched.submitDryrun(prepared, resolved);
   }
@@ -268,7 +307,11 @@ export class Runner {
   }
 
   /** Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`. */
-  dryrunRequest(request: RunRequest, owner?: string, componentContext: ComponentContext = {}): AppDryRunInfo {
+  dryrunRequest(
+    request: RunRequest,
+    owner?: string,
+    componentContext: ComponentContext = callerContextOf(request.cfg),
+  ): AppDryRunInfo {
     const session = request.session ?? this.sessionName;
     return request.app !== undefined
       ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner)
@@ -290,7 +333,7 @@ export class Runner {
     const session = ctx.session ?? this.sessionName;
     // Pure work first: a request that cannot run costs no write.
     const dryrun = this.dryrun(app, scheduler, cfg, session, ctx.owner);
-    return this.submit(dryrun, ctx, { scheduler, session, cfg, app });
+    return this.submit(dryrun, ctx, { scheduler, session, cfg: hashableCfg(cfg), app });
   }
 
   /** Materializes a component, dry-runs it and schedules it. */
@@ -311,12 +354,15 @@ export class Runner {
       ctx.componentContext,
       ctx.owner,
     );
-    return this.submit(dryrun, ctx, { scheduler, session, cfg, component, args });
+    return this.submit(dryrun, ctx, { scheduler, session, cfg: hashableCfg(cfg), component, args });
   }
 
   /** Runs a validated HTTP run request (an AppDef or a component). */
   async runRequest(request: RunRequest, ctx: RequestContext): Promise<RunResult> {
-    const withSession = request.session === undefined ? ctx : { ...ctx, session: request.session };
+    const withContext: RequestContext =
+      ctx.componentContext === undefined ? { ...ctx, componentContext: callerContextOf(request.cfg) } : ctx;
+    const withSession =
+      request.session === undefined ? withContext : { ...withContext, session: request.session };
     return request.app !== undefined
       ? this.run(request.app, request.scheduler, request.cfg, withSession)
       : this.runComponent(request.component, request.args, request.scheduler, request.cfg, withSession);

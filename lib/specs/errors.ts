@@ -52,9 +52,20 @@ export const BACKEND_TEXT_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Renders a cfg the way TorchX's messages do (`<EMPTY>` when nothing was given). */
+/**
+ * Run options whose values may be secrets (a caller's environment): messages show their names, never their
+ * values.
+ */
+export const SECRET_CFG_KEYS: ReadonlySet<string> = new Set(['env']);
+
 function renderCfg(cfg: Readonly<Record<string, unknown>> | undefined): string {
   if (!cfg || Object.keys(cfg).length === 0) return '<EMPTY>';
-  return JSON.stringify(cfg);
+  return JSON.stringify(cfg, (key, value: unknown) => {
+    if (!SECRET_CFG_KEYS.has(key) || value === null || typeof value !== 'object') return value;
+    return Array.isArray(value)
+      ? '<hidden>'
+      : Object.fromEntries(Object.keys(value).map((k) => [k, '<hidden>']));
+  });
 }
 
 /**
@@ -93,11 +104,9 @@ export class UnknownSchedulerError extends TxsError {
     readonly scheduler: string,
     readonly known: readonly string[],
   ) {
-    super(`Scheduler backend: ${scheduler} does not exist. Use one of: ${known.join(', ') || '<none>'}`, {
-      issues: [
-        { path: 'scheduler', message: `unknown scheduler '${scheduler}'; use one of: ${known.join(', ')}` },
-      ],
-    });
+    // The issue repeats the message, so a client printing both shows the list once.
+    const message = `Scheduler backend: ${scheduler} does not exist. Use one of: ${known.join(', ') || '<none>'}`;
+    super(message, { issues: [{ path: 'scheduler', message }] });
   }
 }
 

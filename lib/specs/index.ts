@@ -18,3 +18,4 @@ export * from './names.js';
 export * from './run-opts.js';
 export * from './schema.js';
 export * from './status.js';
+export * from './suggest.js';

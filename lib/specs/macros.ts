@@ -15,7 +15,11 @@ export const macros = {
   baseImgRoot: '${base_img_root}',
   /** The application id assigned by the scheduler. */
   appId: '${app_id}',
-  /** The replica (node) index within the role. */
+  /**
+   * The replica index, as each TorchX scheduler defines it: within the role on `local_cwd` (0, 1 for each
+   * role), the node index across the whole job on `aws_batch` (a second role's replicas are 2, 3 after a
+   * first role of 2), the host index on `aws_sagemaker` (one role).
+   */
   replicaId: '${replica_id}',
   /**
    * The *name* of the environment variable holding rank 0's address. Resolve it in a shell:

@@ -6,7 +6,8 @@
  *
  * @module
  */
-import { InvalidRunConfigError } from './errors.js';
+import { InvalidRunConfigError, SECRET_CFG_KEYS } from './errors.js';
+import { suggestNames } from './suggest.js';
 
 /** The value types an option may have. */
 export type RunOptType =
@@ -271,8 +272,9 @@ export class RunOpts implements Iterable<RunOpt> {
         );
       }
       if (value !== undefined && value !== null && !isOfRunOptType(value, opt.type)) {
+        const shown = SECRET_CFG_KEYS.has(opt.name) ? '<hidden>' : pythonRepr(value);
         throw new InvalidRunConfigError(
-          `Run option: ${opt.name}, must be of type: ${TYPE_NAMES[opt.type]}, but was: ${pythonRepr(value)} (${pythonTypeName(value)})`,
+          `Run option: ${opt.name}, must be of type: ${TYPE_NAMES[opt.type]}, but was: ${shown} (${pythonTypeName(value)})`,
           opt.name,
           cfg,
         );
@@ -300,6 +302,29 @@ export class RunOpts implements Iterable<RunOpt> {
       cfg[opt.name] = castRunOptValue(opt, raw);
     }
     return cfg;
+  }
+
+  /**
+   * One warning per key of `cfg` that is not an option (nor an alias), with the closest option names:
+   * TorchX drops such keys; a typo (`prioirty`) would silently leave the option at its default.
+   *
+   * @example
+   * ```ts
+   * opts.unknownKeyWarnings({ prioirty: 5 }); // ['`prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?']
+   * ```
+   */
+  unknownKeyWarnings(cfg: Readonly<Cfg>, scheduler: string): string[] {
+    const spellings = [...this.opts.values()].flatMap((o) => [o.name, ...o.aliases]);
+    return Object.keys(cfg)
+      .filter((key) => this.get(key) === undefined)
+      .map((key) => {
+        const close = [...new Set(suggestNames(key, spellings).map((n) => this.get(n)?.name ?? n))];
+        const hint =
+          close.length > 0
+            ? ` did you mean ${close.map((n) => `\`${n}\``).join(' or ')}?`
+            : ` see \`txs runopts ${scheduler}\``;
+        return `\`${key}\` is not a run option of ${scheduler}; ignoring it;${hint}`;
+      });
   }
 
   /** JSON description of every option, in declaration order. */
@@ -342,18 +367,28 @@ export class RunOpts implements Iterable<RunOpt> {
   }
 }
 
-/** Casts the string form of an option value (from `-cfg` or a config file) to the option's type. */
+/**
+ * Casts the string form of an option value (from `-cfg` or a config file) to the option's type. Booleans
+ * take TorchX's spellings only, `true` or `false` in any case: anything else (`yes`, `1`, `on`) is refused
+ * rather than read as False.
+ */
 export function castRunOptValue(opt: RunOpt, raw: string): CfgValue {
   const fail = (expected: string): never => {
+    const shown = SECRET_CFG_KEYS.has(opt.name) ? '<hidden>' : raw;
     throw new InvalidRunConfigError(
-      `Run option: ${opt.name}, must be ${expected}, but was: ${raw}`,
+      `Run option: ${opt.name}, must be ${expected}, but was: ${shown}`,
       opt.name,
-      { [opt.name]: raw },
+      {
+        [opt.name]: shown,
+      },
     );
   };
   switch (opt.type) {
-    case 'bool':
-      return raw.toLowerCase() === 'true';
+    case 'bool': {
+      const lowered = raw.trim().toLowerCase();
+      if (lowered !== 'true' && lowered !== 'false') return fail('true or false (any case)');
+      return lowered === 'true';
+    }
     case 'int': {
       const trimmed = raw.trim();
       if (!/^[+-]?\d+$/.test(trimmed)) return fail('an integer (e.g. 5)');

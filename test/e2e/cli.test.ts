@@ -43,7 +43,8 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
       },
       isTTY: false,
     },
-    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e' },
+    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found.
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e', PATH: process.env.PATH ?? '/usr/bin:/bin' },
     cwd: dataDir,
     homeDir: dataDir,
     readFile: async () => {
@@ -92,6 +93,47 @@ describe('txs against the local server', () => {
     const run = await txs('run', '--wait', 'utils.sh', 'exit', '3');
     expect(run.code).toBe(ExitCode.APP_FAILED);
     expect(run.err).toContain('FAILED');
+  });
+
+  it('shows the last lines of the failing replica’s stderr in --wait and status', async () => {
+    const run = await txs(
+      'run',
+      '--wait',
+      'utils.sh',
+      'sh',
+      '-c',
+      'echo "bash: torchrun: command not found" >&2; exit 127',
+    );
+    expect(run.code).toBe(ExitCode.APP_FAILED);
+    expect(run.err).toContain('exited with code 127');
+    expect(run.err).toContain('bash: torchrun: command not found');
+    const handle = run.out.trim();
+    const status = await txs('status', handle);
+    expect(status.out).toContain('bash: torchrun: command not found');
+  });
+
+  it('prints a component’s help for `run <component> --help`, and a did-you-mean for a typo, listing builtins once', async () => {
+    const help = await txs('run', 'dist.ddp', '--help');
+    expect(help.code).toBe(ExitCode.OK);
+    expect(help.out).toContain('dist.ddp');
+    expect(help.out).toContain('--script');
+    const typo = await txs('run', 'utils.ech');
+    expect(typo.code).toBe(ExitCode.USAGE);
+    expect(typo.err).toContain('did you mean utils.echo?');
+    expect(typo.err.match(/utils\.sh/g)).toHaveLength(1);
+  });
+
+  it('names an unknown scheduler for list -s and for a handle, listing the schedulers once', async () => {
+    for (const args of [
+      ['list', '-s', 'bogus'],
+      ['status', 'bogus://torchx/x'],
+    ]) {
+      const { code, err } = await txs(...args);
+      expect(code).toBe(ExitCode.USAGE);
+      expect(err).toContain('Scheduler backend: bogus does not exist');
+      expect(err.match(/local_cwd/g)).toHaveLength(1);
+      expect(err).not.toContain('no apps');
+    }
   });
 
   it('cancels a running app', async () => {

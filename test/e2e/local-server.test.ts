@@ -109,6 +109,74 @@ describe('local server', () => {
     expect(status.roles[0]?.replicas[0]?.exitCode).toBe(3);
   });
 
+  it("runs a job in the caller's cwd with the caller's env, never recording its values or the server's vars", async () => {
+    const callerDir = mkdtempSync(join(tmpdir(), 'txs-e2e-caller-'));
+    process.env.TXS_E2E_SERVER_ONLY = 'server';
+    try {
+      const secret = 'wJalrXUtnFEMI-e2e-secret';
+      const script =
+        'pwd; echo "$FROM_CALLER $LOGLEVEL ${TXS_E2E_SERVER_ONLY:-unset} ${AWS_SECRET_ACCESS_KEY:+set}"';
+      const env = {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        FROM_CALLER: 'caller',
+        LOGLEVEL: 'INFO',
+        AWS_SECRET_ACCESS_KEY: secret,
+      };
+      const body = {
+        scheduler: 'local_cwd',
+        component: 'utils.sh',
+        args: ['sh', '-c', script],
+        cfg: { cwd: callerDir, env },
+      };
+      const dry = await call('POST', '/v1/dryrun', { body });
+      expect(dry.status).toBe(200);
+      expect(JSON.stringify(dry.body)).not.toContain(secret);
+      const run = await call('POST', '/v1/apps', { body });
+      expect(run.status).toBe(201);
+      expect(JSON.stringify(run.body)).not.toContain(secret);
+      const appId = String(run.body.appId);
+      const detail = await waitForState(appId, (s) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(s));
+      expect(JSON.stringify(detail)).not.toContain(secret);
+      expect((detail.app as { roles: { env: Record<string, string> }[] }).roles[0]?.env.LOGLEVEL).toBe(
+        'INFO',
+      );
+      const logs = await call('GET', `${appPath(appId)}/logs`);
+      expect(logs.body.lines).toEqual([callerDir, 'caller INFO unset set']);
+
+      // A plain curl (no env): only PATH, HOME and LANG of the server.
+      const plain = await call('POST', '/v1/apps', {
+        body: {
+          scheduler: 'local_cwd',
+          component: 'utils.sh',
+          args: ['sh', '-c', 'echo "${TXS_E2E_SERVER_ONLY:-unset}"'],
+        },
+      });
+      await waitForState(String(plain.body.appId), (s) => ['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(s));
+      const plainLogs = await call('GET', `${appPath(String(plain.body.appId))}/logs`);
+      expect(plainLogs.body.lines).toEqual(['unset']);
+    } finally {
+      delete process.env.TXS_E2E_SERVER_ONLY;
+      rmSync(callerDir, { recursive: true, force: true });
+    }
+  });
+
+  it('warns about a cfg key that is not a run option, with the closest name', async () => {
+    const dry = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'aws_batch', cfg: { queue: 'q', prioirty: 5 }, component: 'utils.echo' },
+    });
+    expect(dry.status).toBe(200);
+    expect(dry.body.warnings).toEqual([
+      '`prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?',
+    ]);
+    const run = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', cfg: { prepend_cwdd: true }, component: 'utils.echo' },
+    });
+    expect(run.status).toBe(201);
+    expect(run.body.warnings).toEqual([
+      '`prepend_cwdd` is not a run option of local_cwd; ignoring it; did you mean `prepend_cwd`?',
+    ]);
+  });
+
   it('returns the same handle for an idempotent retry and submits once', async () => {
     const body = { scheduler: 'local_cwd', component: 'utils.echo', args: ['--msg', 'once'] };
     const headers = { 'idempotency-key': 'e2e-key-1' };
@@ -205,6 +273,39 @@ describe('local server', () => {
     },
   );
 
+  it('names an unknown scheduler in a list filter and in an app path, instead of answering no apps / unknown app', async () => {
+    const list = await call('GET', '/v1/apps?scheduler=bogus');
+    expect(list.status).toBe(400);
+    expect(list.body.error).toMatchObject({ code: 'UnknownScheduler' });
+    expect(JSON.stringify(list.body)).toContain('local_cwd');
+    for (const [method, path] of [
+      ['GET', '/v1/apps/bogus/x'],
+      ['POST', '/v1/apps/bogus/x/cancel'],
+      ['GET', '/v1/apps/bogus/x/logs'],
+    ] as const) {
+      const reply = await call(method, path);
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ code: 'UnknownScheduler' });
+    }
+  });
+
+  it('answers a cancel of a finished app without cancelRequestedAt, and of a live one with it', async () => {
+    const done = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', component: 'utils.echo' },
+    });
+    await waitForState(String(done.body.appId), (s) => s === 'SUCCEEDED');
+    const late = await call('POST', `${appPath(String(done.body.appId))}/cancel`);
+    expect(late.status).toBe(202);
+    expect(late.body.state).toBe('SUCCEEDED');
+    expect(late.body.cancelRequestedAt).toBeUndefined();
+    const live = await call('POST', '/v1/apps', {
+      body: { scheduler: 'local_cwd', component: 'utils.sh', args: ['sleep', '60'] },
+    });
+    await waitForState(String(live.body.appId), (s) => s === 'RUNNING');
+    const cancel = await call('POST', `${appPath(String(live.body.appId))}/cancel`);
+    expect(cancel.body.cancelRequestedAt).toEqual(expect.any(String));
+  });
+
   it('answers 404 for an unknown app and for another user’s app, 404/405 for unknown routes', async () => {
     const unknown = await call('GET', appPath('nope-123'));
     expect(unknown.status).toBe(404);
@@ -215,9 +316,12 @@ describe('local server', () => {
     });
     const other = await call('GET', appPath(String(run.body.appId)), { user: 'owner-b' });
     expect(other.status).toBe(404);
-    expect((await call('GET', '/v2/nothing')).status).toBe(404);
+    const noRoute = await call('GET', '/v2/nothing');
+    expect(noRoute.status).toBe(404);
+    expect(noRoute.body.error).toMatchObject({ code: 'RouteNotFound', requestId: expect.any(String) });
     const wrongMethod = await call('PUT', '/v1/apps');
     expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body.error).toMatchObject({ code: 'MethodNotAllowed', requestId: expect.any(String) });
     expect(wrongMethod.headers.get('allow')).toBe('POST, GET');
   });
 
@@ -245,10 +349,29 @@ describe('local server', () => {
         scheduler: 'aws_sagemaker',
         cfg: { role: 'arn:aws:iam::123456789012:role/sm', output_path: 's3://bucket/out' },
         component: 'dist.ddp',
-        args: ['-j', '2x8', '-h', 'aws_p4d.24xlarge', '--script', 'train.py'],
+        args: [
+          '-j',
+          '2x8',
+          '-h',
+          'aws_p4d.24xlarge',
+          '--image',
+          '123456789012.dkr.ecr.us-east-1.amazonaws.com/torchx:latest',
+          '--script',
+          'train.py',
+        ],
       },
     });
     expect(sm.status).toBe(200);
+    const notEcr = await call('POST', '/v1/dryrun', {
+      body: {
+        scheduler: 'aws_sagemaker',
+        cfg: { role: 'arn:aws:iam::123456789012:role/sm', output_path: 's3://bucket/out' },
+        component: 'dist.ddp',
+        args: ['-j', '1x1', '-h', 'aws_p4d.24xlarge', '--script', 'train.py'],
+      },
+    });
+    expect(notEcr.status).toBe(400);
+    expect(JSON.stringify(notEcr.body)).toContain('app.roles.0.image');
     const create = (
       sm.body.request as {
         createTrainingJob: { ResourceConfig: { InstanceType: string; InstanceCount: number } };

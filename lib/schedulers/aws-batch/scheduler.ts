@@ -25,6 +25,7 @@ import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   type AppDef,
   AppDryRunInfo,
+  type AppState,
   type Cfg,
   type DescribeAppResponse,
   isTerminal,
@@ -265,7 +266,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
       appId,
       state: transition.state,
       numRestarts: transition.numRestarts ?? 0,
-      msg: transition.reason ?? NONE,
+      msg: failureMessage(transition.state, transition.reason, rolesStatuses) ?? NONE,
       roles: rolesOf(job),
       rolesStatuses,
       updatedAt: transition.eventTime,
@@ -629,4 +630,22 @@ export function createAwsBatchScheduler(
   options: AwsBatchSchedulerOptions = {},
 ): AwsBatchScheduler {
   return new AwsBatchScheduler(context, options);
+}
+
+/**
+ * The app's reason, plus — for a FAILED multi-node job, whose parent carries no container — the status and
+ * container reason of the first failed node, so status shows why (e.g. `CannotPullContainerError: …`).
+ */
+function failureMessage(
+  state: AppState,
+  reason: string | undefined,
+  rolesStatuses: readonly RoleStatus[],
+): string | undefined {
+  if (state !== 'FAILED') return reason;
+  const failed = rolesStatuses
+    .flatMap((r) => r.replicas)
+    .find((replica) => replica.state === 'FAILED' && replica.reason !== undefined && replica.reason !== '');
+  if (failed?.reason === undefined || reason?.includes(failed.reason)) return reason;
+  const node = `${failed.role}[${failed.id}]: ${failed.reason}`;
+  return reason === undefined ? node : `${reason}; ${node}`;
 }

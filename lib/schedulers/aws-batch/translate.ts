@@ -54,13 +54,9 @@ export interface AwsBatchRequest {
   submitJob: SubmitJobCommandInput;
 }
 
-/**
- * Value of the `torchx.pytorch.org/version` tag. TorchX's tooling (and its `list`) recognises jobs by this
- * tag's presence; the value is the TorchX version whose behaviour this scheduler reproduces.
- */
-export const TORCHX_VERSION_TAG_VALUE = '0.8.0dev0';
-/** Tag key TorchX marks its jobs with (value {@link TORCHX_VERSION_TAG_VALUE}). */
-export const TORCHX_VERSION_TAG = 'torchx.pytorch.org/version';
+import { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
+
+export { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE };
 /** Tag key holding the app's name (unsanitised). */
 export const TORCHX_APP_NAME_TAG = 'torchx.pytorch.org/app-name';
 /** Tag key holding the `user` run option. */

@@ -183,7 +183,10 @@ export function sageMakerRunOpts(defaultUser: string): RunOpts {
     })
     .add('hyperparameters', {
       type: 'dict[str,str]',
-      help: 'Hyperparameters, written to /opt/ml/input/config/hyperparameters.json in the container.',
+      help:
+        "Hyperparameters, passed to the script as TorchX did: each one the role's arguments do not give is " +
+        'appended to the command line as --key value (the role wins), and all are written to ' +
+        '/opt/ml/input/config/hyperparameters.json with the values the command line has.',
     })
     .add('metric_definitions', {
       type: 'list[dict[str,str]]',

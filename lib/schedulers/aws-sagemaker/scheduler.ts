@@ -44,6 +44,7 @@ import {
 import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import { TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 import { readSageMakerLogPage } from './log-reader.js';
 import { type AwsSageMakerOpts, sageMakerRunOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
@@ -65,8 +66,8 @@ import {
 /** The scheduler's registered name. */
 export const AWS_SAGEMAKER = 'aws_sagemaker';
 
-/** Value of the `torchx.pytorch.org/version` tag written on every job. */
-export const TORCHX_SERVERLESS_VERSION = '0.1.0';
+/** Value of the `torchx.pytorch.org/version` tag written on every job: the same as on Batch. */
+export const TORCHX_SERVERLESS_VERSION = TORCHX_VERSION_TAG_VALUE;
 
 /** As long as TorchX's longest random id (14 characters); used by `validate`. */
 const LONGEST_ID = 'b'.repeat(14);

@@ -9,7 +9,7 @@
  * | InProgress | Training, Uploading, Updating (or none / unknown) | RUNNING |
  * | Completed | any | SUCCEEDED |
  * | Failed | any | FAILED (reason: FailureReason) |
- * | Stopping | any | the state before the stop request (PENDING or RUNNING, from the transitions; UNKNOWN without them): the job is alive until Stopped |
+ * | Stopping | any | the state before the stop request (PENDING or RUNNING, from the transitions); CANCELLED without transitions, as TorchX maps Stopping |
  * | Stopped | MaxRuntimeExceeded, MaxWaitTimeExceeded | FAILED (reason: the limit) |
  * | Stopped | Stopped (or other) | CANCELLED |
  * | Deleting | Completed / Failed, MaxRuntimeExceeded, MaxWaitTimeExceeded / Stopped | SUCCEEDED / FAILED / CANCELLED |
@@ -152,13 +152,15 @@ export function sageMakerStateOf(
 ): AppState {
   switch (status) {
     case 'InProgress':
-      return secondary === 'Stopping' ? stateBeforeStop(transitions) : inProgressState(secondary);
+      return secondary === 'Stopping'
+        ? (stateBeforeStop(transitions) ?? 'RUNNING') // TorchX: InProgress is RUNNING
+        : inProgressState(secondary);
     case 'Completed':
       return 'SUCCEEDED';
     case 'Failed':
       return 'FAILED';
     case 'Stopping':
-      return stateBeforeStop(transitions);
+      return stateBeforeStop(transitions) ?? 'CANCELLED'; // TorchX's JOB_STATE maps Stopping to CANCELLED
     case 'Stopped':
       return secondary !== undefined && LIMIT_SECONDARY.has(secondary) ? 'FAILED' : 'CANCELLED';
     case 'Deleting':
@@ -171,12 +173,12 @@ export function sageMakerStateOf(
   }
 }
 
-function stateBeforeStop(transitions: readonly SageMakerStatusTransitionLike[]): AppState {
+function stateBeforeStop(transitions: readonly SageMakerStatusTransitionLike[]): AppState | undefined {
   for (let i = transitions.length - 1; i >= 0; i--) {
     const status = transitions[i]?.Status;
     if (status !== undefined && status !== 'Stopping') return inProgressState(status);
   }
-  return 'UNKNOWN';
+  return undefined;
 }
 
 /**

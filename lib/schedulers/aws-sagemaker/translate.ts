@@ -32,6 +32,7 @@ import {
 } from '../../specs/index.js';
 import { isIamRoleArn, isS3Uri } from '../aws-names.js';
 import { AppNotSupportedError, InstanceTypeNotAllowedError } from '../errors.js';
+import { mergeHyperParameters } from './hyperparameters.js';
 import { MAX_TRAINING_JOB_NAME_LENGTH, TRAINING_JOB_NAME_PATTERN, trainingJobName } from './names.js';
 import { type AwsSageMakerOpts, SDK_ONLY_OPTIONS, sdkOnlyOptionsIn } from './opts.js';
 import { ROLE_NAME_ENV, ROLE_NAME_TAG } from './state.js';
@@ -398,7 +399,10 @@ function checkContainerCommand(issues: Issues, role: Role, args: readonly string
   });
 }
 
-function checkImage(issues: Issues, image: string): void {
+/** A private Amazon ECR image URI (`<account>.dkr.ecr.<region>.amazonaws.com[.cn]/<repository>…`). */
+export const ECR_IMAGE_PATTERN = /^\d{12}\.dkr\.ecr(-fips)?\.[a-z0-9-]+\.amazonaws\.com(\.cn)?\/[^\s]+$/;
+
+function checkImage(issues: Issues, image: string, accessMode: string | null): void {
   if (image === '' || image === NONE || image === MISSING) {
     issues.add(
       'app.roles.0.image',
@@ -412,6 +416,15 @@ function checkImage(issues: Issues, image: string): void {
     );
   } else if (image.length > SAGEMAKER_LIMITS.imageLength) {
     issues.add('app.roles.0.image', `is ${image.length} characters; SageMaker allows at most 255`);
+  } else if (accessMode !== 'Vpc' && !ECR_IMAGE_PATTERN.test(image)) {
+    // SageMaker pulls training images only from Amazon ECR, or from a private registry reached through the
+    // job's VPC (TrainingImageConfig.TrainingRepositoryAccessMode=Vpc with subnets and security groups).
+    issues.add(
+      'app.roles.0.image',
+      `'${image}' is not an Amazon ECR image; SageMaker pulls only from ECR ` +
+        '(<account>.dkr.ecr.<region>.amazonaws.com/<repo>:<tag>): push the image to ECR, or, for a private ' +
+        'registry in your VPC, set training_repository_access_mode=Vpc with subnets and security_group_ids',
+    );
   }
 }
 
@@ -671,7 +684,7 @@ export function translateApp(
   const role = checkAppShape(app);
   const issues = new Issues();
   checkSdkOnlyOptions(cfg, issues);
-  checkImage(issues, role.image);
+  checkImage(issues, role.image, cfg.training_repository_access_mode);
   checkRoleArn(issues, cfg.role);
   checkS3Uri(issues, 'cfg.output_path', cfg.output_path, 's3://my-bucket/torchx/');
   checkKmsKey(issues, 'cfg.output_kms_key', cfg.output_kms_key);
@@ -689,16 +702,38 @@ export function translateApp(
     replicaId: REPLICA_ID_EXPRESSION,
     rank0Env: RANK0_HOST_ENV,
   });
+  // cfg.hyperparameters reach the script's command line, merged with the role's --key value arguments.
+  const merged = mergeHyperParameters(
+    resolvedRole.entrypoint,
+    resolvedRole.args,
+    cfg.hyperparameters ?? {},
+    SAGEMAKER_LIMITS.containerItemLength,
+  );
+  resolvedRole.args = merged.args;
+  for (const key of merged.tooLong) {
+    issues.add(
+      `cfg.hyperparameters.${key}`,
+      `goes on the script's command line as --${key} <value> (as TorchX delivered hyperparameters), where ` +
+        `SageMaker allows at most ${SAGEMAKER_LIMITS.containerItemLength} characters per argument: shorten it, ` +
+        'or pass it in a file (e.g. an input channel)',
+    );
+  }
   checkContainerCommand(issues, role, resolvedRole.args);
 
   const algorithmSpecification = buildAlgorithmSpecification(resolvedRole, cfg, issues);
   const channels = buildChannels(cfg, issues);
   const resourceConfig = buildResourceConfig(role, cfg, issues);
   const vpcConfig = checkVpc(cfg, issues);
+  if (cfg.training_repository_access_mode === 'Vpc' && vpcConfig === undefined) {
+    issues.add(
+      'cfg.subnets',
+      "training_repository_access_mode=Vpc pulls the image through the job's VPC: give subnets and security_group_ids",
+    );
+  }
   const stoppingCondition = buildStoppingCondition(cfg, issues);
   const tags = buildTags(app, role, cfg, context, issues);
   const environment = buildEnvironment(resolvedRole, cfg, jobName, context, issues);
-  const hyperParameters = cfg.hyperparameters ?? {};
+  const hyperParameters = merged.hyperParameters;
   checkHyperParameters(issues, hyperParameters);
   const retries = retryAttempts(role, cfg, issues);
   if (cfg.checkpoint_local_path !== null && cfg.checkpoint_s3_uri === null) {

@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
+import path from 'node:path';
 import {
   type AppDef,
   AppDryRunInfo,
@@ -53,14 +54,17 @@ import {
   removeAppDir,
   type SupervisorRef,
 } from './app-store.js';
+import { reasonWithStderrTail } from './failure-detail.js';
 import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
 import { readLogLines } from './log-files.js';
 import { findExecutable, isDirectory, processLiveness, processRef } from './processes.js';
 import {
+  inheritedEnvOf,
   type LocalCwdOpts,
   type LocalCwdReplicaSpec,
   type LocalCwdRequest,
   localCwdRunOpts,
+  minimalEnv,
   RANK0_HOST_ENV,
   rejectLogDir,
   replicaPath,
@@ -94,7 +98,10 @@ export interface LocalCwdSchedulerOptions {
   killGracePeriodMs?: number;
   /** Makes the unique suffix of app ids (TorchX `make_unique`); default a random id. */
   idGenerator?: () => string;
-  /** The environment replicas inherit; default `process.env`. */
+  /**
+   * The environment replicas inherit when the caller sends no `env` run option; default PATH, HOME and LANG
+   * of `process.env` ({@link minimalEnv}), never the server's own configuration.
+   */
   env?: Readonly<Record<string, string | undefined>>;
   /** Number of GPUs on this machine (for `auto_set_cuda_visible_devices`); default counts `nvidia-smi -L` lines. */
   gpuCount?: () => number;
@@ -182,6 +189,11 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   private readonly instanceId = randomBytes(8).toString('hex');
   private readonly live = new Map<string, LiveApp>();
   private readonly adopting = new Map<string, Promise<LocalAppRecord>>();
+  /**
+   * The caller's environment of each dry run, kept beside it (not in its cfg or request, which are recorded
+   * and echoed) until `schedule` spawns the replicas. Nothing else needs it: recovery never respawns.
+   */
+  private readonly callerEnvs = new WeakMap<AppDryRunInfo<LocalCwdRequest>, Record<string, string>>();
   private closed = false;
 
   constructor(context: SchedulerContext, options: LocalCwdSchedulerOptions) {
@@ -195,7 +207,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     this.defaultCwd = options.cwd ?? process.cwd();
     this.killGracePeriodMs = options.killGracePeriodMs ?? DEFAULT_KILL_GRACE_PERIOD_MS;
     this.newId = options.idGenerator ?? randomId;
-    this.baseEnv = options.env ?? process.env;
+    this.baseEnv = options.env ?? minimalEnv(process.env);
     this.countGpus = options.gpuCount ?? countNvidiaGpus;
     this.hostname = options.hostname ?? osHostname();
     this.purgeOnDelete = options.purgeOnDelete ?? false;
@@ -233,7 +245,11 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         return this.gpuCountCache;
       },
     });
-    return new AppDryRunInfo(LOCAL_CWD, app, cfg, request);
+    // The caller's environment may hold secrets: the recorded cfg keeps none of it (request.inheritedEnv
+    // has the names).
+    const info = new AppDryRunInfo(LOCAL_CWD, app, { ...cfg, env: null }, request);
+    if (cfg.env !== null) this.callerEnvs.set(info, cfg.env);
+    return info;
   }
 
   appIdOf(dryrun: AppDryRunInfo<LocalCwdRequest>): string {
@@ -259,6 +275,12 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     rejectLogDir(resolved);
     if (app.roles.length === 0)
       throw ValidationError.forField('app.roles', 'the app has no roles; add at least one');
+    if (resolved.cwd !== null && !path.isAbsolute(resolved.cwd)) {
+      throw ValidationError.forField(
+        'cfg.cwd',
+        `${resolved.cwd} is not an absolute path; give the absolute path of an existing directory`,
+      );
+    }
     const cwd = workingDirOf(resolved, this.defaultCwd);
     if (!isDirectory(cwd)) {
       throw ValidationError.forField(
@@ -295,7 +317,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         replicaId: '0',
         rank0Env: RANK0_HOST_ENV,
       }).env;
-      const searchPath = replicaPath(env, this.baseEnv, cwd, resolved.prepend_cwd);
+      const searchPath = replicaPath(env, inheritedEnvOf(resolved, this.baseEnv), cwd, resolved.prepend_cwd);
       if (findExecutable(role.entrypoint, searchPath, cwd) === undefined) {
         throw ValidationError.forField(
           `app.roles.${i}.entrypoint`,
@@ -387,7 +409,10 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       createdAt: now,
       updatedAt: now,
     };
-    const liveApp = await LiveApp.start(record, executables, this.liveAppDeps());
+    const liveApp = await LiveApp.start(record, executables, {
+      ...this.liveAppDeps(),
+      baseEnv: this.callerEnvs.get(dryrun) ?? this.baseEnv,
+    });
     this.live.set(request.appId, liveApp);
     void liveApp.done.then(() => this.live.delete(request.appId));
     return request.appId;
@@ -402,7 +427,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       baseEnv: this.baseEnv,
       replicaUmask: this.replicaUmask,
       pollIntervalMs: this.pollIntervalMs,
-      onStateChange: this.onStateChange,
+      onStateChange: async (change) => {
+        const record = this.live.get(change.appId)?.record;
+        if (change.state === 'FAILED' && record !== undefined) {
+          const reason = await reasonWithStderrTail(record);
+          if (reason !== undefined) change.reason = reason;
+        }
+        await this.onStateChange(change);
+      },
       onError: this.onError,
     };
   }
@@ -473,12 +505,13 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     const record = await this.load(appId);
     if (record === undefined) return undefined;
     const terminal = isTerminal(record.state);
+    const reason = terminal ? await reasonWithStderrTail(record) : undefined;
     return makeDescribeAppResponse({
       appId,
       state: record.state,
       numRestarts: 0,
       attempt: 0,
-      msg: terminal && record.reason !== undefined ? record.reason : NONE,
+      msg: reason ?? NONE,
       structuredErrorMsg: record.structuredErrorMsg,
       uiUrl: uiUrlOf(record),
       metadata: { ...record.app.metadata },

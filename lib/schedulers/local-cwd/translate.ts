@@ -31,8 +31,13 @@ export const ERROR_FILE = 'error.json';
 
 /** The run options of `local_cwd`, resolved. */
 export interface LocalCwdOpts extends Cfg {
-  /** Working directory of every replica; null means the scheduler's default (the server's cwd). */
+  /** Absolute working directory of every replica; null means the scheduler's default (the server's cwd). */
   cwd: string | null;
+  /**
+   * The caller's environment, which replicas inherit instead of the server's (`txs run` sends its own).
+   * Never recorded: only the names reach the request ({@link LocalCwdRequest.inheritedEnv}).
+   */
+  env: Record<string, string> | null;
   /** Put the working directory first on PATH instead of last. */
   prepend_cwd: boolean;
   /** Give each replica of a GPU role its own `CUDA_VISIBLE_DEVICES`. */
@@ -47,7 +52,10 @@ export interface LocalCwdReplicaSpec {
   /** The role's entrypoint as given; resolved through `env.PATH` relative to `cwd` when spawned. */
   entrypoint: string;
   args: string[];
-  /** Set on top of the server's environment. Includes PATH (with `cwd` appended or prepended). */
+  /**
+   * Set on top of the inherited environment (the caller's `env` option, else the server's minimal
+   * default): the role's env, TorchX's variables and PATH (with `cwd` appended or prepended).
+   */
   env: Record<string, string>;
   /** Absolute working directory. */
   cwd: string;
@@ -62,7 +70,28 @@ export interface LocalCwdRequest {
   appId: string;
   /** `<dataDir>/<appId>`: holds `app.json` and `<role>/<replica>/` log directories. */
   logDir: string;
+  /**
+   * Names (never values) of the variables every replica inherits: the caller's `env` option, or the
+   * server's minimal default ({@link MINIMAL_ENV_NAMES}) when the caller sent none.
+   */
+  inheritedEnv: string[];
   replicas: LocalCwdReplicaSpec[];
+}
+
+/**
+ * The variables of the server's own environment a replica inherits when the caller sends no `env` (a plain
+ * `curl`): enough to find programs and a home, nothing of the server's configuration (`TXS_*`, `npm_*`).
+ */
+export const MINIMAL_ENV_NAMES = ['PATH', 'HOME', 'LANG'] as const;
+
+/** The server's minimal default environment: {@link MINIMAL_ENV_NAMES} taken from `serverEnv`. */
+export function minimalEnv(serverEnv: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of MINIMAL_ENV_NAMES) {
+    const value = serverEnv[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
 }
 
 /** What translation needs besides the app and options. */
@@ -71,7 +100,10 @@ export interface TranslateContext {
   dataDir: string;
   /** Working directory used when the `cwd` option is not set; relative `cwd` options resolve against it. */
   defaultCwd: string;
-  /** The environment replicas inherit (PATH and PYTHONUNBUFFERED are read from it). */
+  /**
+   * The environment replicas inherit when the `env` option is not set (PATH and PYTHONUNBUFFERED are read
+   * from the inherited environment).
+   */
   baseEnv: Readonly<Record<string, string | undefined>>;
   /** The unique suffix of the app id. */
   newId: () => string;
@@ -92,8 +124,14 @@ export function localCwdRunOpts(): RunOpts {
     .add('cwd', {
       type: 'str',
       help:
-        "working directory of every replica (the role's image is ignored); relative paths resolve " +
-        "against the local server's working directory, which is also the default",
+        "absolute path of an existing directory: the working directory of every replica (the role's image " +
+        "is ignored). `txs run` sends its own working directory; default: the local server's",
+    })
+    .add('env', {
+      type: 'dict[str,str]',
+      help:
+        "the caller's environment, which replicas inherit (the role's env wins); `txs run` sends its own. " +
+        'Values are never recorded or echoed. Default: PATH, HOME and LANG of the local server',
     })
     .add('prepend_cwd', {
       type: 'bool',
@@ -121,6 +159,14 @@ export function joinPath(...entries: Array<string | undefined>): string {
     )
     .filter((e) => e !== '')
     .join(path.delimiter);
+}
+
+/** The environment replicas inherit for `cfg`: the `env` option, else `fallback`. */
+export function inheritedEnvOf(
+  cfg: Pick<LocalCwdOpts, 'env'>,
+  fallback: Readonly<Record<string, string | undefined>>,
+): Readonly<Record<string, string | undefined>> {
+  return cfg.env ?? fallback;
 }
 
 /** The absolute working directory for `cfg`. */
@@ -177,7 +223,7 @@ export function rejectLogDir(cfg: Readonly<Cfg>): void {
   throw new InvalidRunConfigError(
     'Run option: log_dir, is not supported by torchx-serverless local_cwd: logs are kept under the local ' +
       "server's data directory (TXS_DATA_DIR) so they survive restarts; remove log_dir and read logs with " +
-      '`txs logs` or GET /v1/apps/local_cwd/{appId}/logs',
+      '`txs log` or GET /v1/apps/local_cwd/{appId}/logs',
     'log_dir',
     cfg,
   );
@@ -204,6 +250,7 @@ export function toLocalCwdRequest(
   const logDir = path.join(context.dataDir, appId);
   const cwd = workingDirOf(cfg, context.defaultCwd);
   const cuda = cudaVisibleDevices(app, cfg, context.gpuCount);
+  const inherited = inheritedEnvOf(cfg, context.baseEnv);
   const replicas: LocalCwdReplicaSpec[] = [];
   app.roles.forEach((role, roleIdx) => {
     for (let replicaId = 0; replicaId < role.numReplicas; replicaId++) {
@@ -220,12 +267,12 @@ export function toLocalCwdRequest(
       env.TORCHX_ROLE_IDX = String(roleIdx);
       env.TORCHX_REPLICA_IDX = String(replicaId);
       env.TORCHELASTIC_ERROR_FILE ??= path.join(replicaDir, ERROR_FILE);
-      if (env.PYTHONUNBUFFERED === undefined && context.baseEnv.PYTHONUNBUFFERED === undefined) {
+      if (env.PYTHONUNBUFFERED === undefined && inherited.PYTHONUNBUFFERED === undefined) {
         env.PYTHONUNBUFFERED = 'x';
       }
       const devices = cuda.get(`${role.name}/${replicaId}`);
       if (devices !== undefined) env.CUDA_VISIBLE_DEVICES = devices;
-      env.PATH = replicaPath(resolved.env, context.baseEnv, cwd, cfg.prepend_cwd);
+      env.PATH = replicaPath(resolved.env, inherited, cwd, cfg.prepend_cwd);
       replicas.push({
         role: role.name,
         replicaId,
@@ -239,5 +286,8 @@ export function toLocalCwdRequest(
       });
     }
   });
-  return { appId, logDir, replicas };
+  const inheritedEnv = Object.keys(inherited)
+    .filter((name) => inherited[name] !== undefined)
+    .sort();
+  return { appId, logDir, inheritedEnv, replicas };
 }

@@ -233,6 +233,29 @@ describe('Runner', () => {
       expect(h.fake.calls.filter((c) => c === 'schedule')).toHaveLength(1);
     });
 
+    it("hashes the caller's env by names only: a retry whose env values changed replays, and no digest of a value is kept", async () => {
+      const ctx = { owner: OWNER, idempotencyKey: 'k-env' };
+      const first = await h.runner.run(
+        app(),
+        'fake',
+        { queue: 'q', env: { AWS_SECRET_ACCESS_KEY: 'one' } },
+        ctx,
+      );
+      const second = await h.runner.run(
+        app(),
+        'fake',
+        { queue: 'q', env: { AWS_SECRET_ACCESS_KEY: 'two' } },
+        ctx,
+      );
+      expect(second.handle).toBe(first.handle);
+      expect(second.created).toBe(false);
+      await expect(h.runner.run(app(), 'fake', { queue: 'q', env: { OTHER: 'one' } }, ctx)).rejects.toThrow(
+        IdempotencyConflictError,
+      );
+      // The fake scheduler declares no `env` option: the values are dropped, never recorded.
+      expect(JSON.stringify(await h.runner.get(first.handle))).not.toContain('"one"');
+    });
+
     it('submits once for concurrent requests with one Idempotency-Key', async () => {
       const ctx = { owner: OWNER, idempotencyKey: 'k-concurrent' };
       const results = await Promise.all(

@@ -452,6 +452,33 @@ describe('AwsBatchScheduler', () => {
       ]);
     });
 
+    it("adds the first failed node's status and container reason to a failed multi-node job's message", async () => {
+      const { scheduler, batch } = mockedScheduler();
+      stubJob(
+        batch,
+        parentJob({
+          status: 'FAILED',
+          statusReason: 'Essential container in task exited',
+          stoppedAt: 1_735_736_000_000,
+        }),
+        [
+          nodeJob(0, { status: 'SUCCEEDED' }),
+          nodeJob(1, {
+            status: 'FAILED',
+            statusReason: 'Essential container in task exited',
+            container: { exitCode: 127, reason: 'CannotStartContainerError: torchrun: not found' },
+          }),
+          nodeJob(2, { status: 'SUCCEEDED' }),
+        ],
+      );
+      const desc = await scheduler.describe(APP_ID);
+      expect(desc?.state).toBe('FAILED');
+      expect(desc?.msg).toContain('CannotStartContainerError: torchrun: not found');
+      expect(desc?.msg).toMatch(
+        /^Essential container in task exited; \w+\[\d+\]: Essential container in task exited; /,
+      );
+    });
+
     it('describes up to 100 node jobs per call', async () => {
       const { scheduler, batch } = mockedScheduler();
       const parent = parentJob();

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { materializeComponent } from '../../../lib/components/index.js';
+import { TORCHX_VERSION_TAG_VALUE } from '../../../lib/schedulers/aws-batch/index.js';
 import { type AppDef, makeAppDef, makeResource, makeRole, namedResource } from '../../../lib/specs/index.js';
 import { BASE_CFG, createInput, IMAGE, OUTPUT, REPLICA_ID_SHELL, ROLE_ARN, torchxTags } from './helpers.js';
 
@@ -424,7 +425,7 @@ describe('AwsSageMakerScheduler dry run (golden CreateTrainingJob inputs)', () =
         MetricDefinitions: [{ Name: 'loss', Regex: 'loss=([0-9.]+)' }],
         EnableSageMakerMetricsTimeSeries: true,
         ContainerEntrypoint: ['python'],
-        ContainerArguments: ['-m', 'train'],
+        ContainerArguments: ['-m', 'train', '--epochs', '10', '--batch_size', '64'],
       },
       RoleArn: ROLE_ARN,
       OutputDataConfig: { S3OutputPath: OUTPUT },
@@ -606,7 +607,7 @@ describe('AwsSageMakerScheduler dry run (golden CreateTrainingJob inputs)', () =
       ],
     });
     expect(input.Tags).toStrictEqual([
-      { Key: 'torchx.pytorch.org/version', Value: '0.1.0' },
+      { Key: 'torchx.pytorch.org/version', Value: '0.8.0dev0' },
       { Key: 'torchx.pytorch.org/app-name', Value: 'train' },
       { Key: 'torchx.pytorch.org/role-name', Value: 'trainer' },
       { Key: 'project', Value: 'p1' },
@@ -704,5 +705,43 @@ describe('AwsSageMakerScheduler dry run (golden CreateTrainingJob inputs)', () =
     const before = structuredClone(app);
     createInput(app);
     expect(app).toStrictEqual(before);
+  });
+});
+
+describe('cfg.hyperparameters on the command line (TorchX parity)', () => {
+  it("merges them with the role's --key value arguments, the role's value winning, as TorchX did", () => {
+    const app = trainer({ entrypoint: 'python', args: ['train.py', '--lr', '0.1'] });
+    const input = createInput(app, { ...BASE_CFG, hyperparameters: { lr: '0.01', warmup: '100' } });
+    expect(input.AlgorithmSpecification?.ContainerArguments).toEqual([
+      'train.py',
+      '--lr',
+      '0.1',
+      '--warmup',
+      '100',
+    ]);
+    expect(input.HyperParameters).toEqual({ lr: '0.1', warmup: '100' });
+  });
+
+  it('appends them inside a bash -c command, shell-quoted', () => {
+    const app = trainer({
+      entrypoint: 'bash',
+      args: ['-c', 'torchrun --nproc_per_node 1 train.py --lr=0.1'],
+    });
+    const input = createInput(app, { ...BASE_CFG, hyperparameters: { lr: '0.01', note: 'a b' } });
+    expect(input.AlgorithmSpecification?.ContainerArguments).toEqual([
+      '-c',
+      "torchrun --nproc_per_node 1 train.py --lr=0.1 --note 'a b'",
+    ]);
+    expect(input.HyperParameters).toEqual({ lr: '0.1', note: 'a b' });
+  });
+});
+
+describe('torchx.pytorch.org/version', () => {
+  it('is the value TorchX 0.8.0dev0 writes, the same as on Batch', () => {
+    const input = createInput(trainer());
+    expect(input.Tags?.find((t) => t.Key === 'torchx.pytorch.org/version')?.Value).toBe(
+      TORCHX_VERSION_TAG_VALUE,
+    );
+    expect(TORCHX_VERSION_TAG_VALUE).toBe('0.8.0dev0');
   });
 });

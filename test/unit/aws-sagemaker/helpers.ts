@@ -35,7 +35,6 @@ export function makeScheduler(
       sageMakerClient: options.sageMakerClient ?? new SageMakerClient({}),
       logsClient: options.logsClient ?? new CloudWatchLogsClient({}),
       defaultUser: 'alice',
-      version: '0.1.0',
       uniqueId: () => ids.shift() ?? 'x',
       throttleBaseDelayMs: 0,
     },
@@ -54,7 +53,7 @@ export function createInput(
 /** TorchX's three tags plus the role-name tag, in order. */
 export function torchxTags(appName: string, roleName: string, user = 'alice') {
   return [
-    { Key: 'torchx.pytorch.org/version', Value: '0.1.0' },
+    { Key: 'torchx.pytorch.org/version', Value: '0.8.0dev0' },
     { Key: 'torchx.pytorch.org/app-name', Value: appName },
     { Key: 'torchx.pytorch.org/user', Value: user },
     { Key: 'torchx.pytorch.org/role-name', Value: roleName },

@@ -223,14 +223,15 @@ describe('sageMakerStateOf', () => {
     expect(sageMakerStateOf(status, secondary)).toBe(state);
   });
 
-  it('maps Stopping to the state before the stop, or UNKNOWN without transitions', () => {
+  it('maps Stopping to the state before the stop, or CANCELLED without transitions as TorchX does', () => {
     expect(sageMakerStateOf('Stopping', 'Stopping', [{ Status: 'Starting' }, { Status: 'Stopping' }])).toBe(
       'PENDING',
     );
     expect(sageMakerStateOf('Stopping', 'Stopping', [{ Status: 'Starting' }, { Status: 'Training' }])).toBe(
       'RUNNING',
     );
-    expect(sageMakerStateOf('Stopping', 'Stopping')).toBe('UNKNOWN');
+    expect(sageMakerStateOf('Stopping', 'Stopping')).toBe('CANCELLED'); // TorchX: Stopping → CANCELLED
+    expect(sageMakerStateOf('InProgress', 'Stopping')).toBe('RUNNING'); // TorchX: InProgress → RUNNING
   });
 });
 

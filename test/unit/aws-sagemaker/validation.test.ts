@@ -95,6 +95,39 @@ describe('AwsSageMakerScheduler validation', () => {
     });
   });
 
+  describe('image', () => {
+    it('refuses an image SageMaker cannot pull (not in ECR) naming app.roles.0.image, unless pulled through a VPC', () => {
+      for (const image of [
+        'ghcr.io/pytorch/torchx:0.8.0dev0',
+        'pytorch/pytorch:2.4',
+        'public.ecr.aws/x/y:1',
+      ]) {
+        expect(issueAt(rejection(app({ image })), 'app.roles.0.image').message).toMatch(
+          /not an Amazon ECR image.*training_repository_access_mode=Vpc/,
+        );
+      }
+      expect(() =>
+        makeScheduler().validate(app({ image: 'registry.internal:5000/train:1' }), {
+          ...BASE_CFG,
+          training_repository_access_mode: 'Vpc',
+          subnets: ['subnet-0a1b2c3d'],
+          security_group_ids: ['sg-0a1b2c3d'],
+        }),
+      ).not.toThrow();
+      const noVpc = rejection(app({ image: 'registry.internal:5000/train:1' }), {
+        ...BASE_CFG,
+        training_repository_access_mode: 'Vpc',
+      });
+      expect(issueAt(noVpc, 'cfg.subnets').message).toMatch(/give subnets and security_group_ids/);
+      expect(() =>
+        makeScheduler().validate(
+          app({ image: '123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/t@sha256:ab' }),
+          BASE_CFG,
+        ),
+      ).not.toThrow();
+    });
+  });
+
   describe('run options', () => {
     it('requires role and output_path before anything else', () => {
       expect(() => makeScheduler().validate(app(), { role: ROLE_ARN })).toThrow(InvalidRunConfigError);
@@ -307,12 +340,18 @@ describe('AwsSageMakerScheduler validation', () => {
       expect(() => makeScheduler().validate(app({ env: fits }), BASE_CFG)).not.toThrow();
     });
 
-    it('allows hyperparameter values up to 2500 characters (the model), not more', () => {
+    it('allows hyperparameter values up to 256 characters (they go on the command line), not more', () => {
       expect(() =>
-        makeScheduler().validate(app(), { ...BASE_CFG, hyperparameters: { config: 'x'.repeat(2500) } }),
+        makeScheduler().validate(app(), { ...BASE_CFG, hyperparameters: { config: 'x'.repeat(256) } }),
       ).not.toThrow();
-      const error = rejection(app(), { ...BASE_CFG, hyperparameters: { config: 'x'.repeat(2501) } });
-      expect(issueAt(error, 'cfg.hyperparameters.config').message).toMatch(/at most 2500/);
+      const error = rejection(app(), { ...BASE_CFG, hyperparameters: { config: 'x'.repeat(257) } });
+      expect(issueAt(error, 'cfg.hyperparameters.config').message).toMatch(
+        /at most 256 characters per argument/,
+      );
+      const model = rejection(app(), { ...BASE_CFG, hyperparameters: { config: 'x'.repeat(2501) } });
+      expect(
+        model.issues.filter((i) => i.path === 'cfg.hyperparameters.config').map((i) => i.message),
+      ).toEqual(expect.arrayContaining([expect.stringMatching(/at most 2500/)]));
     });
 
     it('rejects more than 100 hyperparameters', () => {

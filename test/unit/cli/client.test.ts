@@ -90,6 +90,18 @@ describe('TxsClient requests', () => {
     expect(stub.requests).toHaveLength(3);
   });
 
+  it('does not retry a backend that is not configured: one POST, so at most one record', async () => {
+    stub = await startStubServer(() =>
+      apiError(503, 'BackendNotConfigured', 'batch:SubmitJob needs AWS credentials on the machine'),
+    );
+    const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });
+    const error = await client
+      .run({ scheduler: 'aws_batch', component: 'utils.echo', args: [] }, 'key-1')
+      .catch((e: unknown) => e);
+    expect((error as ApiError).apiCode).toBe('BackendNotConfigured');
+    expect(stub.requests).toHaveLength(1);
+  });
+
   it('does not retry a validation error', async () => {
     stub = await startStubServer(() => apiError(400, 'ValidationFailed', 'scheduler: is required'));
     const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });

@@ -29,9 +29,45 @@ describe('txs run', () => {
     expect(out).toBe('local_cwd://torchx/echo-1\n');
     expect(posted('/v1/apps')[0]?.body).toEqual({
       scheduler: 'local_cwd',
+      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } },
       component: 'utils.echo',
       args: ['--msg', 'hello world', '--wait', '--', '-x'],
     });
+  });
+
+  it("sends local_cwd jobs the caller's working directory and environment unless -cfg sets them", async () => {
+    const io = memoryIO({ cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x' } });
+    await txs(['run', 'utils.echo'], io);
+    expect(posted('/v1/apps')[0]?.body).toMatchObject({
+      cfg: { cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url } },
+    });
+    await txs(['run', '-cfg', 'cwd=/data,env=A:1', 'utils.echo'], memoryIO({ cwd: '/home/me/exp' }));
+    expect(posted('/v1/apps')[1]?.body).toMatchObject({ cfg: { cwd: '/data', env: { A: '1' } } });
+    await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo'], io);
+    expect(posted('/v1/apps')[2]?.body).toEqual(expect.objectContaining({ cfg: { queue: 'q' } }));
+  });
+
+  it("prints the API's warnings on stderr, for a run and a dry run", async () => {
+    api.nextRun = {
+      warnings: ['`prioirty` is not a run option of local_cwd; ignoring it; did you mean `priority`?'],
+    };
+    for (const args of [
+      ['run', 'utils.echo'],
+      ['run', '--dryrun', 'utils.echo'],
+    ]) {
+      const { code, err } = await txs(args);
+      expect(code).toBe(ExitCode.OK);
+      expect(err).toContain(
+        'warning: `prioirty` is not a run option of local_cwd; ignoring it; did you mean `priority`?',
+      );
+    }
+  });
+
+  it('warns about a -cfg key that is not a run option with the closest name', async () => {
+    const typo = await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q,prioirty=1', 'utils.echo']);
+    expect(typo.err).toContain(
+      'warning: `prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?',
+    );
   });
 
   it('sends a fresh Idempotency-Key per run, or the one given', async () => {
@@ -131,9 +167,10 @@ describe('txs run', () => {
     expect((await txs(['run', '--app', '-'], memoryIO({ stdin: JSON.stringify(app) }))).code).toBe(
       ExitCode.OK,
     );
+    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } };
     expect(posted('/v1/apps').map((r) => r.body)).toEqual([
-      { scheduler: 'local_cwd', app },
-      { scheduler: 'local_cwd', app },
+      { scheduler: 'local_cwd', cfg, app },
+      { scheduler: 'local_cwd', cfg, app },
     ]);
   });
 
@@ -237,11 +274,13 @@ describe('txs run --wait', () => {
     expect(err).toContain('trainer/1 rank 1 up\n');
   });
 
-  it('prints the submission and the final app as JSON with --json', async () => {
+  it('prints one JSON document, the final app with its handle, with --json --wait', async () => {
     const { out } = await txs(['run', '--wait', '--json', 'utils.echo']);
-    const documents = out.split(/\n(?=\{)/).map((d) => JSON.parse(d));
-    expect(documents[0].handle).toBe('local_cwd://torchx/echo-1');
-    expect(documents[1].status.state).toBe('SUCCEEDED');
+    const document = JSON.parse(out);
+    expect(document.handle).toBe('local_cwd://torchx/echo-1');
+    expect(document.status.state).toBe('SUCCEEDED');
+    const submitted = JSON.parse((await txs(['run', '--json', 'utils.echo'])).out);
+    expect(submitted.handle).toBe('local_cwd://torchx/echo-2');
   });
 });
 
@@ -463,6 +502,15 @@ describe('txs cancel and delete', () => {
     const { code, out } = await txs(['cancel', 'local_cwd://torchx/sleep-1']);
     expect(code).toBe(ExitCode.OK);
     expect(out).toBe('cancel requested for local_cwd://torchx/sleep-1 (state: CANCELLED)\n');
+  });
+
+  it('says an app that had already finished had nothing to cancel', async () => {
+    api.addApp('local_cwd://torchx/done-1', { states: ['SUCCEEDED'] });
+    const { code, out } = await txs(['cancel', 'local_cwd://torchx/done-1']);
+    expect(code).toBe(ExitCode.OK);
+    expect(out).toBe(
+      'local_cwd://torchx/done-1 had already finished (state: SUCCEEDED); nothing to cancel\n',
+    );
   });
 
   it('deletes with DELETE', async () => {

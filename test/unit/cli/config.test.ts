@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigFileError, loadConfig, parseIni, resolveEndpoint, TxsConfig } from '../../../lib/cli/index.js';
 import { memoryIO } from './helpers.js';
@@ -17,6 +18,26 @@ describe('parseIni', () => {
   it('skips # and ; comments and blank lines', () => {
     const sections = parseIni('# top\n[cli:run]\n; note\n\nscheduler = aws_batch\n', 'f');
     expect([...(sections.get('cli:run') ?? [])]).toEqual([['scheduler', 'aws_batch']]);
+  });
+
+  it('parses the .txsconfig example of docs/cli.md to the values it describes', () => {
+    const doc = readFileSync(new URL('../../../docs/cli.md', import.meta.url), 'utf8');
+    const example = /```ini\n([\s\S]*?)```/.exec(doc)?.[1] ?? '';
+    const sections = parseIni(example, 'docs/cli.md');
+    expect(sections.get('cli:run')?.get('scheduler')).toBe('aws_batch');
+    expect(sections.get('aws_batch')?.get('queue')).toBe('gpu-queue');
+    expect(sections.get('aws_batch')?.get('priority')).toBe('10');
+    for (const section of sections.values()) {
+      for (const value of section.values()) expect(value).not.toContain('#');
+    }
+  });
+
+  it('refuses an inline comment, which .torchxconfig would read as part of the value, naming the line', () => {
+    expect(() => parseIni('[cli:run]\nscheduler = aws_batch     # default for -s\n', '.txsconfig')).toThrow(
+      /\.txsconfig:2.*inline comment/,
+    );
+    expect(() => parseIni('[aws_batch]   # defaults\nqueue = q\n', '.txsconfig')).toThrow(/inline comment/);
+    expect(parseIni('[s]\nurl = https://h/p#frag\n', 'f').get('s')?.get('url')).toBe('https://h/p#frag');
   });
 
   it('joins indented continuation lines to the previous value', () => {

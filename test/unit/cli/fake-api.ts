@@ -21,6 +21,8 @@ export interface FakeAppScript {
   reason?: string;
   /** Status reads that answer 404 first (a store read lagging its write). */
   hiddenReads?: number;
+  /** `warnings` of the run or dry-run response. */
+  warnings?: string[];
 }
 
 interface FakeApp {
@@ -36,6 +38,7 @@ interface FakeApp {
   logs: Record<string, string[]>;
   createdAt: number;
   cfg: unknown;
+  cancelRequestedAt?: string;
   reason?: string;
   hiddenReads: number;
 }
@@ -74,6 +77,8 @@ export const SCHEDULERS = [
         help: 'where logs go',
         aliases: ['logDir'],
       },
+      { name: 'cwd', type: 'str', default: null, required: false, help: 'working directory', aliases: [] },
+      { name: 'env', type: 'dict[str,str]', default: null, required: false, help: 'caller env', aliases: [] },
       {
         name: 'prepend_cwd',
         type: 'bool',
@@ -241,6 +246,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         return apiError(400, 'UnknownScheduler', `Scheduler backend: ${body.scheduler} does not exist`);
       }
       const name = api.nextRun.name ?? body.app?.name ?? (body.component ?? 'app').split('.').pop() ?? 'app';
+      const warnings = api.nextRun.warnings === undefined ? {} : { warnings: api.nextRun.warnings };
       if (path === '/v1/dryrun') {
         return {
           body: {
@@ -249,6 +255,7 @@ export async function startFakeApi(): Promise<FakeApi> {
             cfg: {},
             request: { replicas: [] },
             text: `would run ${name}`,
+            ...warnings,
           },
         };
       }
@@ -264,6 +271,7 @@ export async function startFakeApi(): Promise<FakeApi> {
           session: app.session,
           appId: app.appId,
           state: 'SUBMITTED',
+          ...warnings,
         },
       };
     }
@@ -331,9 +339,12 @@ export async function startFakeApi(): Promise<FakeApi> {
       const from = currentState(app);
       if (!['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(from)) {
         app.states = [...app.states.slice(0, app.step + 1), 'CANCELLED'];
+        app.cancelRequestedAt ??= new Date(T0).toISOString();
         advance(app);
       }
-      return { status: 202, body: { handle: app.handle, state: currentState(app) } };
+      const requested =
+        app.cancelRequestedAt === undefined ? {} : { cancelRequestedAt: app.cancelRequestedAt };
+      return { status: 202, body: { handle: app.handle, state: currentState(app), ...requested } };
     }
     if (method === 'DELETE') return { status: 202, body: { handle: app.handle, state: currentState(app) } };
     return undefined;

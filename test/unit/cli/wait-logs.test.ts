@@ -175,4 +175,34 @@ describe('followLogs', () => {
     expect(written.join('')).toBe('echo/0 a\necho/0 b\necho/0 c\n');
     expect(stub.requests.map((r) => r.query.get('limit'))).toEqual(['1000', '1000']);
   });
+
+  for (const follow of [false, true]) {
+    it(`follows pages with no matching lines until the log is exhausted (--regex, follow: ${follow})`, async () => {
+      // 50 pages of 1,000 lines; a regex matching only the last page leaves 49 empty, not caught-up pages.
+      stub = await startStubServer((r) => {
+        const page = Number(r.query.get('nextToken') ?? '0');
+        if (page < 49) return { body: { lines: [], nextToken: String(page + 1), caughtUp: false } };
+        return { body: { lines: ['line 49999'], caughtUp: true } };
+      });
+      const lines: string[] = [];
+      let sleeps = 0;
+      await followLogs({
+        client: new TxsClient({ endpoint: stub.url }),
+        handle: 'local_cwd://torchx/echo-1',
+        replicas: [{ role: 'echo', replica: 0 }],
+        follow,
+        regex: 'line 4999[0-9]',
+        onLines: (_ref, page) => lines.push(...page),
+        sleep: async () => {
+          sleeps += 1;
+        },
+        now: () => 0,
+        terminalWatch: new TerminalWatch(),
+      });
+      expect(lines).toEqual(['line 49999']);
+      expect(stub.requests).toHaveLength(50);
+      expect(sleeps).toBe(0); // pages not caught up are read back to back, not polled
+      expect(stub.requests.every((r) => r.query.get('regex') === 'line 4999[0-9]')).toBe(true);
+    });
+  }
 });

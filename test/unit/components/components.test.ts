@@ -282,7 +282,17 @@ describe('component argument parser', () => {
     expect(() => materializeComponent('utils.echo', ['stray'])).toThrow(/takes no positional arguments/);
   });
 
-  it('raises UnknownComponentError listing the builtins', () => {
+  it('raises UnknownComponentError with the closest name, listing the builtins once', () => {
+    expect(() => materializeComponent('utils.ech', [])).toThrow(
+      /^unknown component 'utils.ech'; did you mean utils.echo\? Builtins are: .*utils\.echo/,
+    );
+    try {
+      materializeComponent('utils.ech', []);
+    } catch (e) {
+      const error = e as UnknownComponentError;
+      expect(error.message).toContain(error.issues[0]?.message ?? '<none>');
+      expect(error.message.match(/utils\.sh/g)).toHaveLength(1);
+    }
     expect(() => materializeComponent('dist.nope', [])).toThrow(UnknownComponentError);
     expect(() => materializeComponent('dist.nope', [])).toThrow(/dist\.ddp, dist\.spmd, utils\.echo/);
   });

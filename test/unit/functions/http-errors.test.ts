@@ -71,6 +71,8 @@ describe('errorResponse', () => {
   it('gives every other code of ours a 4xx unless it is server-side', () => {
     expect(statusForCode('UnknownComponent')).toBe(400);
     expect(statusForCode('StoreTableNotFound')).toBe(500);
+    expect(statusForCode('StoreError')).toBe(500); // an unclassified store failure is ours, not the caller's
+    expect(statusForCode('BackendNotConfigured')).toBe(503);
   });
 
   it('answers a DynamoDB ValidationException naming the table with our words and a 500, not its text', () => {

@@ -21,6 +21,14 @@ describe('LocalCwdScheduler dry run', () => {
   });
   afterEach(() => h.cleanup());
 
+  it("gives ${replica_id} the replica's index in its role, as TorchX's local scheduler (Batch: the node index)", () => {
+    const role = (name: string) =>
+      makeRole({ name, image: 'unused', entrypoint: 'echo', args: ['${replica_id}'], numReplicas: 2 });
+    const app = makeAppDef({ name: 'two', roles: [role('a'), role('b')] });
+    const info = h.scheduler.submitDryrun(app);
+    expect(info.request.replicas.map((r) => `${r.role}:${r.args[0]}`)).toEqual(['a:0', 'a:1', 'b:0', 'b:1']);
+  });
+
   it('returns exactly the processes it will spawn, with macros applied per replica', () => {
     const app = makeAppDef({
       name: 'train',
@@ -63,11 +71,17 @@ describe('LocalCwdScheduler dry run', () => {
     expect(info.request).toEqual({
       appId: 'train-abc123',
       logDir: appDir,
+      inheritedEnv: ['PATH'],
       replicas: [replica(0), replica(1)],
     });
     expect(JSON.parse(JSON.stringify(info.request))).toEqual(info.request);
     expect(h.scheduler.appIdOf(info)).toBe('train-abc123');
-    expect(info.cfg).toEqual({ cwd: null, prepend_cwd: false, auto_set_cuda_visible_devices: false });
+    expect(info.cfg).toEqual({
+      cwd: null,
+      env: null,
+      prepend_cwd: false,
+      auto_set_cuda_visible_devices: false,
+    });
   });
 
   it('is pure: it starts nothing and writes nothing', async () => {
@@ -141,6 +155,7 @@ describe('LocalCwdScheduler dry run', () => {
 describe('cudaVisibleDevices', () => {
   const cfg = (auto: boolean): LocalCwdOpts => ({
     cwd: null,
+    env: null,
     prepend_cwd: false,
     auto_set_cuda_visible_devices: auto,
   });

@@ -38,7 +38,9 @@ describe('LocalCwdScheduler', () => {
     const appId = await h.scheduler.submit(shApp('fail', 'echo bad >&2; exit 3'));
     const desc = await h.scheduler.waitForExit(appId);
     expect(desc.state).toBe('FAILED');
-    expect(desc.msg).toBe('worker[0] exited with code 3');
+    expect(desc.msg).toBe("worker[0] exited with code 3; last lines of worker[0]'s stderr:\n  bad");
+    const change = h.changes.find((c) => c.appId === appId && c.state === 'FAILED');
+    expect(change?.reason).toBe(desc.msg);
     expect(desc.rolesStatuses[0]?.replicas[0]).toMatchObject({
       state: 'FAILED',
       exitCode: 3,

@@ -119,8 +119,21 @@ describe('RunOpts', () => {
       });
     });
 
-    it('treats any bool other than "true" (any case) as false', () => {
-      expect(opts.cfgFromStr('privileged=yes')).toEqual({ privileged: false });
+    it("takes TorchX's bool spellings true/false in any case and refuses yes, 1 and on naming the option", () => {
+      expect(opts.cfgFromStr('privileged=TRUE')).toEqual({ privileged: true });
+      expect(opts.cfgFromStr('privileged=False')).toEqual({ privileged: false });
+      for (const value of ['yes', '1', 'on', 'no', '0']) {
+        expect(() => opts.cfgFromStr(`privileged=${value},queue=q`)).toThrow(
+          /Run option: privileged, must be true or false/,
+        );
+      }
+    });
+
+    it('warns about keys that are not options with the closest option name', () => {
+      expect(opts.unknownKeyWarnings({ prioirty: 5, queue: 'q' }, 'aws_batch')).toEqual([
+        '`prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?',
+      ]);
+      expect(opts.unknownKeyWarnings({ zzzzzz: 1 }, 'aws_batch')[0]).toContain('see `txs runopts aws_batch`');
     });
 
     it('appends a trailing token without "=" to the previous list value', () => {

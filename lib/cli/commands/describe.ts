@@ -1,0 +1,20 @@
+/**
+ * `txs describe HANDLE`: the AppDef of an app (TorchX `cmd_describe`).
+ *
+ * @module
+ */
+import type { Command } from 'commander';
+import { formatYaml } from '../format.js';
+import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
+
+/** Adds `describe` to `program`. */
+export function registerDescribe(program: Command, invocation: Invocation): void {
+  addCommonOptions(
+    program.command('describe').summary('print the AppDef of an app').argument('<handle>', 'app handle'),
+  ).action(async (handle: string, options: CommonOptions) => {
+    const client = await invocation.client(options);
+    const app = await client.getApp(handle);
+    if (options.json) invocation.json(app);
+    else invocation.out(formatYaml(app.app));
+  });
+}

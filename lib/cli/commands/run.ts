@@ -1,0 +1,237 @@
+/**
+ * `txs run [COMPONENT] [ARGS...]`: run a component or an AppDef file on a scheduler (TorchX `cmd_run`).
+ *
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import type { AppDef, Cfg } from '../../specs/index.js';
+import type { RunRequestBody } from '../api-types.js';
+import { buildCfg, runOptsFromDescriptions } from '../cfg.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { formatBuiltin, formatDryRun } from '../format.js';
+import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
+import { findBuiltin } from './builtins.js';
+import { waitAndReport } from './wait.js';
+
+/** The scheduler `txs run` uses when neither `-s` nor `[cli:run] scheduler` names one. */
+export const DEFAULT_SCHEDULER = 'local_cwd';
+
+const LOCAL_CWD = 'local_cwd';
+
+/**
+ * A local job runs where `txs` runs, as TorchX's does: `cfg.cwd` is the caller's working directory and
+ * `cfg.env` the caller's environment, unless `-cfg` or `.txsconfig` set them. The server never records the
+ * environment's values.
+ */
+function withCallerContext(cfg: Cfg, invocation: Invocation): Cfg {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(invocation.io.env)) if (value !== undefined) env[name] = value;
+  return { ...cfg, cwd: cfg.cwd ?? invocation.io.cwd, env: cfg.env ?? env };
+}
+
+interface RunOptions extends CommonOptions {
+  scheduler?: string;
+  cfg?: string;
+  app?: string;
+  session?: string;
+  dryrun?: boolean;
+  wait?: boolean;
+  log?: boolean;
+  idempotencyKey?: string;
+}
+
+const RUN_VALUE_OPTIONS = new Set([
+  '-s',
+  '--scheduler',
+  '--cfg',
+  '--app',
+  '--session',
+  '--endpoint',
+  '--profile',
+  '--region',
+  '--idempotency-key',
+]);
+const CFG_SPELLINGS = ['-cfg', '--scheduler_args', '--scheduler-args'];
+
+/**
+ * Rewrites TorchX's `-cfg` (and `--scheduler_args`) to `--cfg` among `txs run`'s own options — never
+ * inside the component's arguments, which start at the component name.
+ *
+ * @example
+ * ```ts
+ * normalizeRunArgv(['run', '-cfg', 'queue=q', 'utils.echo', '-cfg']); // ['run', '--cfg', 'queue=q', 'utils.echo', '-cfg']
+ * ```
+ */
+export function normalizeRunArgv(argv: readonly string[]): string[] {
+  const result = [...argv];
+  const commandIndex = result.findIndex((token) => !token.startsWith('-'));
+  if (commandIndex < 0 || result[commandIndex] !== 'run') return result;
+  for (let i = commandIndex + 1; i < result.length; i++) {
+    const token = result[i] ?? '';
+    if (token === '--' || !token.startsWith('-')) break;
+    const [flag = '', ...rest] = token.split('=');
+    if (CFG_SPELLINGS.includes(flag)) {
+      result[i] = rest.length > 0 ? `--cfg=${rest.join('=')}` : '--cfg';
+      if (rest.length === 0) i += 1;
+      continue;
+    }
+    if (RUN_VALUE_OPTIONS.has(token)) i += 1;
+  }
+  return result;
+}
+
+/** True when the component's arguments ask for help (`--help` before any `--`). */
+function wantsHelp(args: readonly string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).includes('--help');
+}
+
+/** Adds `run` to `program`. */
+export function registerRun(program: Command, invocation: Invocation): void {
+  addCommonOptions(
+    program
+      .command('run')
+      .summary('run a component (or an AppDef file) on a scheduler')
+      .description(
+        'Runs a builtin component with its arguments, or the AppDef in --app. Everything after the component\n' +
+          'name is passed to the component verbatim, so txs options go before it.',
+      )
+      .option(
+        '-s, --scheduler <name>',
+        `scheduler to run on (default: [cli:run] scheduler, ${DEFAULT_SCHEDULER})`,
+      )
+      .option('--cfg <k=v,...>', 'run options, e.g. queue=gpu,priority=5 (also -cfg, --scheduler_args)')
+      .option('--app <file>', 'run the AppDef JSON in this file (- for stdin) instead of a component')
+      .option('--session <name>', 'session name in the handle (default: torchx)')
+      .option('--dryrun', 'print the scheduler request without submitting anything')
+      .option('--wait', 'wait for the app to finish; exit 0 only if it SUCCEEDED')
+      .option('--log', 'stream the logs of every replica while waiting (implies --wait)')
+      .option('--idempotency-key <key>', 'submit at most once for this key (default: a fresh key per run)')
+      .argument('[component]', 'builtin component, e.g. utils.echo, dist.ddp (see `txs builtins`)')
+      .argument('[args...]', 'arguments of the component')
+      .passThroughOptions(),
+  ).action(async (component: string | undefined, args: string[], options: RunOptions) => {
+    invocation.exitCode = await runCommand(invocation, component, args, options);
+  });
+}
+
+async function readAppFile(invocation: Invocation, path: string): Promise<AppDef> {
+  let text: string;
+  try {
+    text = path === '-' ? await invocation.io.readStdin() : await invocation.io.readFile(path);
+  } catch (error) {
+    throw new UsageError(`cannot read --app ${path}: ${(error as Error).message}`);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new Error('it is not a JSON object');
+    }
+    return parsed as AppDef;
+  } catch (error) {
+    throw new UsageError(
+      `--app ${path} is not an AppDef JSON object: ${(error as Error).message}`,
+      'see `txs describe <handle> --json` for the shape (name, roles[…], metadata)',
+    );
+  }
+}
+
+async function runCommand(
+  invocation: Invocation,
+  componentArg: string | undefined,
+  componentArgs: string[],
+  options: RunOptions,
+): Promise<number> {
+  const config = await invocation.config();
+  let component = componentArg;
+  let args = [...componentArgs];
+  // TorchX: when the first word is an option (e.g. `txs run -- --msg hi`), it and the rest are arguments of
+  // the component named in [cli:run] of .txsconfig.
+  if (component?.startsWith('-')) {
+    args = [component, ...args];
+    component = undefined;
+  }
+  if (options.app !== undefined && component !== undefined) {
+    throw new UsageError(
+      `give either a component (${component}) or --app ${options.app}, not both`,
+      'txs run --app app.json, or txs run utils.echo --msg hi',
+    );
+  }
+  if (options.app === undefined && component === undefined) component = config.get('cli:run', 'component');
+  if (options.app === undefined && (component === undefined || component === '')) {
+    throw new UsageError(
+      'missing component name: give one, or --app app.json, or set component in [cli:run] of .txsconfig',
+      '`txs builtins` lists the components, e.g. txs run utils.echo --msg hello',
+    );
+  }
+  if (options.dryrun && (options.wait || options.log)) {
+    throw new UsageError('--dryrun submits nothing, so it cannot be combined with --wait or --log');
+  }
+  if (component !== undefined && wantsHelp(args)) {
+    // TorchX: `torchx run dist.ddp --help` prints the component's arguments.
+    const components = await (await invocation.client(options)).components();
+    invocation.out(formatBuiltin(findBuiltin(components, component)));
+    return ExitCode.OK;
+  }
+  const app = options.app === undefined ? undefined : await readAppFile(invocation, options.app);
+  const scheduler = options.scheduler ?? config.get('cli:run', 'scheduler') ?? DEFAULT_SCHEDULER;
+  const session = options.session ?? config.get('cli:run', 'session');
+  const client = await invocation.client(options);
+
+  const needsRunOpts = options.cfg !== undefined || config.section(scheduler).length > 0;
+  let cfg: RunRequestBody['cfg'];
+  if (needsRunOpts) {
+    const schedulers = await client.schedulers();
+    const info = schedulers.find((s) => s.name === scheduler);
+    if (info === undefined) {
+      throw new UsageError(
+        `no scheduler ${scheduler} at ${client.endpoint}`,
+        `use -s with one of: ${schedulers.map((s) => s.name).join(', ') || '<none>'}`,
+      );
+    }
+    cfg = buildCfg({
+      scheduler,
+      runOpts: runOptsFromDescriptions(info.runOpts),
+      ...(options.cfg === undefined ? {} : { literal: options.cfg }),
+      config,
+      warn: (message) => invocation.warn(message),
+    });
+  }
+  if (scheduler === LOCAL_CWD) cfg = withCallerContext(cfg ?? {}, invocation);
+  const common = {
+    scheduler,
+    ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),
+    ...(session === undefined ? {} : { session }),
+  };
+  const body: RunRequestBody =
+    app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
+
+  if (options.dryrun) {
+    const dryrun = await client.dryrun(body);
+    for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
+    if (options.json) invocation.json(dryrun);
+    else invocation.out(formatDryRun(dryrun));
+    return ExitCode.OK;
+  }
+
+  const submitted = await client.run(body, options.idempotencyKey ?? randomUUID());
+  for (const warning of submitted.warnings ?? []) invocation.warn(warning);
+  const waiting = options.wait === true || options.log === true;
+  // With --json --wait, stdout holds one JSON document: the final app (which carries the handle).
+  if (options.json && !waiting) invocation.json(submitted);
+  else if (!options.json) invocation.out(submitted.handle);
+  if (!waiting) {
+    if (invocation.io.stderr.isTTY && !options.json) {
+      invocation.err(
+        `follow it with: txs log -t ${submitted.handle}   (status: txs status ${submitted.handle})`,
+      );
+    }
+    return ExitCode.OK;
+  }
+  return waitAndReport(invocation, client, submitted.handle, {
+    log: options.log === true,
+    json: options.json === true,
+    justSubmitted: true,
+  });
+}
