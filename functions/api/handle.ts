@@ -33,8 +33,9 @@ export function handleFromPath(req: ApiRequest): string {
   if (!SCHEDULER_NAME_PATTERN.test(scheduler)) {
     throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
   }
-  requireSchedulerName(scheduler);
   const appId = canonicalParam(req, 'appId');
   checkAppId(scheduler, appId);
+  // After the id's own checks: a malformed id is named as such whatever the scheduler.
+  requireSchedulerName(scheduler);
   return makeAppHandle(scheduler, sessionName(), appId);
 }

@@ -85,17 +85,27 @@ describe('app ids at the route', () => {
     expect(takeAllCalls()).toEqual({ dynamo: {}, aws: {} });
   });
 
+  // This environment enables aws_batch and aws_sagemaker: a well-formed id of those is just not an app of
+  // this caller (404); local_cwd's well-formed id passes the id checks and is then refused for its
+  // scheduler, which this deployment does not run.
   it.each([
-    ['aws_batch', 'gpu-queue:train-k3x9', 'arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-k3x9'],
-    ['aws_sagemaker', 'train-k3x9', 'train_k3x9'],
-    ['local_cwd', 'echo-k3x9', '..'],
-  ])('applies %s app id shape: %s passes, %s is refused', async (scheduler, good, bad) => {
+    [
+      'aws_batch',
+      'gpu-queue:train-k3x9',
+      'arn:aws:batch:us-east-1:123456789012:job-queue/gpu:train-k3x9',
+      404,
+    ],
+    ['aws_sagemaker', 'train-k3x9', 'train_k3x9', 404],
+    ['local_cwd', 'echo-k3x9', '..', 400],
+  ])('applies %s app id shape: %s passes, %s is refused', async (scheduler, good, bad, okStatus) => {
     const ok = await invoke(env.api.Status, {
       method: 'GET',
       resource: APP,
       pathParameters: { scheduler, appId: good },
     });
-    expect(ok.statusCode).toBe(404); // well-formed, just not an app of this caller
+    expect(ok.statusCode).toBe(okStatus);
+    if (okStatus === 400)
+      expect(issueOf(ok.body)).toMatchObject({ code: 'UnknownScheduler', path: 'scheduler' });
     const refused = await invoke(env.api.Status, {
       method: 'GET',
       resource: APP,

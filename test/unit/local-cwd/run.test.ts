@@ -182,7 +182,9 @@ describe('LocalCwdScheduler', () => {
     const desc = await h.scheduler.waitForExit(appId);
     expect(desc.state).toBe('FAILED');
     // The wrapper shell reports an entrypoint it cannot execute as exit code 127, with its message on stderr.
-    expect(desc.msg).toMatch(/^broken\[0\] exited with code 127; 1 other replica\(s\) were terminated$/);
+    expect(desc.msg).toMatch(
+      /^broken\[0\] exited with code 127; 1 other replica\(s\) were terminated; last lines of broken\[0\]'s stderr:\n.*broken: not found$/,
+    );
     expect(desc.rolesStatuses.map((r) => r.replicas[0]?.state)).toEqual(['CANCELLED', 'FAILED']);
     expect(h.changes.filter((c) => c.appId === appId && isTerminal(c.state)).map((c) => c.state)).toEqual([
       'FAILED',
