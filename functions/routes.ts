@@ -42,3 +42,21 @@ export const EVENT_FUNCTIONS = {
   stateChange: { name: 'StateChange', entry: 'functions/events/state-change.ts' },
   reconciler: { name: 'Reconciler', entry: 'functions/reconciler/handler.ts' },
 } as const;
+
+/** A function the stack deploys: its id and handler module. */
+export interface FunctionDefinition {
+  /** Function id, e.g. `Run`, `StateChange`. */
+  readonly name: string;
+  /** Handler module, relative to the repository root. */
+  readonly entry: string;
+}
+
+/**
+ * Every function the stack deploys, API routes first: the one list the package build (`npm run build`, one
+ * prebuilt bundle per function) and the benchmarks iterate, so that a function added to {@link ROUTES} or
+ * {@link EVENT_FUNCTIONS} is built and shipped with no other change.
+ */
+export const FUNCTIONS: readonly FunctionDefinition[] = [
+  ...ROUTES,
+  ...Object.values<FunctionDefinition>(EVENT_FUNCTIONS),
+];

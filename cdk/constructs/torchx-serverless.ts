@@ -6,7 +6,6 @@
  *
  * @module
  */
-import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
@@ -23,8 +22,8 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -34,6 +33,7 @@ import { EVENT_FUNCTIONS, ROUTES } from '../../functions/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { APP_TABLE } from '../../lib/store/table.js';
 import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
+import { functionCode } from './function-code.js';
 import { HandlerFunction } from './handler-function.js';
 
 /** The schedulers the deployed functions can run jobs on. */
@@ -118,14 +118,12 @@ export interface TorchxServerlessProps {
   readonly apiGatewayCloudWatchRole?: boolean;
   /**
    * Repository root holding `functions/`, `lib/`, `package-lock.json` and `node_modules` (the handler sources
-   * esbuild bundles).
-   * @default - the root of the torchx-serverless package this construct comes from
+   * esbuild bundles at synth time). Set it to deploy handlers from a clone instead of the prebuilt bundles.
+   * @default - the prebuilt bundles of the installed package (`dist/lambda/<name>`); in a clone of the
+   * repository, its sources
    */
   readonly projectRoot?: string;
 }
-
-/** The package root, from this file's location (`cdk/constructs/`). */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const API_TIMEOUT = Duration.seconds(28);
 
@@ -153,7 +151,7 @@ export class TorchxServerless extends Construct {
   /** Where state-change events go when delivery or processing keeps failing. */
   readonly deadLetterQueue: Queue;
   /** Every function, by name (the route names of `functions/routes.ts`, `StateChange`, `Reconciler`). */
-  readonly functions: Readonly<Record<string, NodejsFunction>>;
+  readonly functions: Readonly<Record<string, LambdaFn>>;
   /** Every alarm. */
   readonly alarms: readonly Alarm[];
 
@@ -164,7 +162,6 @@ export class TorchxServerless extends Construct {
     const schedulers = props.schedulers ?? ['aws_batch', 'aws_sagemaker'];
     const removalPolicy = props.tableRemovalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const projectRoot = props.projectRoot ?? PACKAGE_ROOT;
     validateProps(props);
     const queueArns = props.batchJobQueues?.map((queue) => jobQueueArn(stack, queue));
 
@@ -233,11 +230,11 @@ export class TorchxServerless extends Construct {
         : {}),
       logGroupNames: props.jobLogGroupNames ?? DEFAULT_JOB_LOG_GROUPS,
     };
-    const functions: Record<string, NodejsFunction> = {};
+    const functions: Record<string, LambdaFn> = {};
     const makeFunction = (name: string, entry: string, description: string, timeout: Duration) => {
       const handler = new HandlerFunction(this, name, {
         entry,
-        projectRoot,
+        ...functionCode(name, entry, props.projectRoot),
         description,
         environment,
         logRetention,
