@@ -35,6 +35,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/api/cancel.ts',
   },
   { name: 'Logs', method: 'GET', path: '/v1/apps/{scheduler}/{appId}/logs', entry: 'functions/api/logs.ts' },
+  { name: 'OpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/api/openapi.ts' },
 ];
 
 /** The EventBridge-triggered functions. */
