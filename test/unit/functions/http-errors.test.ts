@@ -1,6 +1,11 @@
 import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
-import { errorResponse, statusForCode } from '../../../functions/shared/http-errors.js';
+import {
+  errorResponse,
+  HttpRequestError,
+  STATUS_BY_CODE,
+  statusForCode,
+} from '../../../functions/shared/http-errors.js';
 import { IdempotencyConflictError } from '../../../lib/runner/index.js';
 import { BackendError, BackendNotConfiguredError } from '../../../lib/schedulers/index.js';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
@@ -65,5 +70,20 @@ describe('errorResponse', () => {
   it('gives every other code of ours a 4xx unless it is server-side', () => {
     expect(statusForCode('UnknownComponent')).toBe(400);
     expect(statusForCode('StoreTableNotFound')).toBe(500);
+  });
+
+  it('maps every API error code to a status, and an unknown code does not compile', () => {
+    for (const [code, status] of Object.entries(STATUS_BY_CODE)) {
+      expect(status, code).toBeGreaterThanOrEqual(400);
+      expect(status, code).toBeLessThan(600);
+    }
+    // @ts-expect-error 'NoSuchCode' is not an ErrorCode: a typo is a type error, not a silent 400.
+    expect(statusForCode('NoSuchCode')).toBe(500);
+    // @ts-expect-error the HTTP layer raises only API error codes.
+    expect(new HttpRequestError('UsageError', 'm').code).toBe('UsageError');
+  });
+
+  it('answers a CLI-only code (which never reaches the API) with a 500', () => {
+    expect(statusForCode('UsageError')).toBe(500);
   });
 });
