@@ -8,8 +8,16 @@
  */
 import path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { type IRole, ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  Alias,
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -61,6 +69,18 @@ export interface HandlerFunctionProps {
   readonly memorySize?: number;
   /** Timeout. @default 30 seconds */
   readonly timeout?: Duration;
+  /** VPC to place the function in (its role then gets the ENI permissions Lambda needs). @default - no VPC */
+  readonly vpc?: IVpc;
+  /** Subnets of `vpc`. @default - the VPC's private subnets */
+  readonly vpcSubnets?: SubnetSelection;
+  /** Security groups of the function in `vpc`. @default - one created by Lambda with all outbound traffic */
+  readonly securityGroups?: readonly ISecurityGroup[];
+  /**
+   * Execution environments kept initialized (no cold starts). Creates the alias `live` on a new version;
+   * callers invoke the alias ({@link HandlerFunction.invokable}).
+   * @default - none (on-demand)
+   */
+  readonly provisionedConcurrency?: number;
 }
 
 /**
@@ -85,6 +105,8 @@ export class HandlerFunction extends Construct {
   readonly role: IRole;
   /** The function's log group. */
   readonly logGroup: LogGroup;
+  /** What callers invoke: the `live` alias with provisioned concurrency, else the function. */
+  readonly invokable: LambdaFunction | Alias;
 
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id);
@@ -110,7 +132,18 @@ export class HandlerFunction extends Construct {
       role,
       logGroup: this.logGroup,
       environment: { ...props.environment },
+      ...(props.vpc === undefined
+        ? {}
+        : {
+            vpc: props.vpc,
+            ...(props.vpcSubnets === undefined ? {} : { vpcSubnets: props.vpcSubnets }),
+            ...(props.securityGroups === undefined ? {} : { securityGroups: [...props.securityGroups] }),
+          }),
     };
+    if (props.vpc !== undefined)
+      role.addManagedPolicy(
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+      );
     this.function =
       props.prebuiltDir === undefined
         ? new NodejsFunction(this, 'Function', {
@@ -134,6 +167,14 @@ export class HandlerFunction extends Construct {
             ...common,
             code: Code.fromAsset(props.prebuiltDir),
             handler: 'index.handler',
+          });
+    this.invokable =
+      props.provisionedConcurrency === undefined
+        ? this.function
+        : new Alias(this, 'Live', {
+            aliasName: 'live',
+            version: this.function.currentVersion,
+            provisionedConcurrentExecutions: props.provisionedConcurrency,
           });
   }
 }
