@@ -3,6 +3,7 @@
  * leave an app RUNNING forever.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import { runner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
@@ -24,8 +25,6 @@ export async function reconcileAll(): Promise<ReconcileReport> {
 
 export const handler = middy<unknown, ReconcileReport>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async () => {
-    const report = await reconcileAll();
-    metrics.publishStoredMetrics();
-    return report;
-  });
+  // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
+  .use(logMetrics(metrics))
+  .handler(reconcileAll);

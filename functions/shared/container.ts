@@ -22,17 +22,15 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { type AppStateChangePublisher, NO_PUBLISHER, Runner } from '../../lib/runner/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
-import { DEFAULT_SESSION, ValidationError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { eventBridgePublisher } from './backends/event-bridge.js';
 import { localCwdFactory } from './backends/local-cwd.js';
-import { ENV } from './env-names.js';
+import { ConfigError, type FunctionConfig, readFunctionConfig } from './config.js';
 
-/** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
-export const DEFAULT_SCHEDULERS = ['aws_batch', 'aws_sagemaker'];
+export { DEFAULT_SCHEDULERS } from './config.js';
 
 /** Hooks local mode sets before the first request. */
 export interface LocalModeHooks {
@@ -55,12 +53,14 @@ export type ClientHook = (client: SdkClient) => void;
 
 let hooks: LocalModeHooks = {};
 let clientHook: ClientHook | undefined;
+let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtPublisher: AppStateChangePublisher | undefined;
 let builtRecordsRunner: Runner | undefined;
 let builtRunner: Runner | undefined;
 
 function forget(): void {
+  builtConfig = undefined;
   builtStore = undefined;
   builtPublisher = undefined;
   builtRecordsRunner = undefined;
@@ -87,30 +87,25 @@ function created<T extends object>(client: T): T {
   return client;
 }
 
-function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set`);
-  return value;
-}
-
-function listEnv(name: string, fallback: string[]): string[] {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+/**
+ * The function's configuration, read from the environment and validated on first use (once per cold start).
+ *
+ * @throws ConfigError naming every bad variable (the function cannot work; nothing falls back silently).
+ */
+export function config(): FunctionConfig {
+  builtConfig ??= readFunctionConfig(process.env);
+  return builtConfig;
 }
 
 /** The default session name for new handles. */
 export function sessionName(): string {
-  return process.env[ENV.sessionName] || DEFAULT_SESSION;
+  return config().sessionName;
 }
 
 /** The app record store (DynamoDB), built on first use. */
 export function store(): DynamoAppRecordStore {
   if (builtStore) return builtStore;
-  const endpoint = process.env[ENV.dynamoDbEndpoint];
+  const { dynamoDbEndpoint: endpoint, tableName, retentionDays } = config();
   const dynamo = created(
     new DynamoDBClient(
       endpoint
@@ -125,18 +120,13 @@ export function store(): DynamoAppRecordStore {
   const documentClient = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  const retentionDays = Number(process.env[ENV.retentionDays] ?? '90');
-  builtStore = new DynamoAppRecordStore({
-    documentClient,
-    tableName: requireEnv(ENV.tableName),
-    retentionDays: Number.isFinite(retentionDays) && retentionDays > 0 ? retentionDays : 90,
-  });
+  builtStore = new DynamoAppRecordStore({ documentClient, tableName, retentionDays });
   return builtStore;
 }
 
 function publisher(): AppStateChangePublisher {
   if (builtPublisher) return builtPublisher;
-  const busName = process.env[ENV.eventBusName];
+  const busName = config().eventBusName;
   builtPublisher = hooks.publisher ?? (busName ? eventBridgePublisher(busName, created) : NO_PUBLISHER);
   return builtPublisher;
 }
@@ -169,20 +159,15 @@ function build(): Runner {
       logsClient ??= created(make());
       return logsClient;
     },
-    requireEnv,
-    listEnv,
+    config: config(),
     emitLocalTransition: async (appId, transition) => {
       await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
     },
   };
   const factories: Record<string, SchedulerFactory> = {};
-  for (const name of listEnv(ENV.schedulers, DEFAULT_SCHEDULERS)) {
+  for (const name of deps.config.schedulers) {
     const backend = BACKENDS[name];
-    if (!backend) {
-      throw new ValidationError(
-        `${ENV.schedulers} names an unknown scheduler '${name}'; use ${Object.keys(BACKENDS).join(', ')}`,
-      );
-    }
+    if (!backend) throw new ConfigError(`no backend for scheduler '${name}'`);
     factories[name] = backend(deps);
   }
   return new Runner({
