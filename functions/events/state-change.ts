@@ -5,10 +5,12 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
 import { recordsRunner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
+import { tracer } from '../shared/tracing.js';
 
 /** What one invocation did (returned for tests and logs). */
 export type StateChangeResult = { applied: boolean; reason: string };
@@ -39,4 +41,5 @@ export const handler = middy<StateChangeEnvelope, StateChangeResult>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
   .use(logMetrics(metrics))
+  .use(captureLambdaHandler(tracer))
   .handler(handleStateChange);

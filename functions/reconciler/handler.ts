@@ -4,9 +4,11 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { runner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
+import { tracer } from '../shared/tracing.js';
 
 /** Per scheduler: records checked, changed and failed. */
 export type ReconcileReport = Record<string, { checked: number; changed: number; errors: number }>;
@@ -27,4 +29,5 @@ export const handler = middy<unknown, ReconcileReport>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
   .use(logMetrics(metrics))
+  .use(captureLambdaHandler(tracer))
   .handler(reconcileAll);

@@ -53,6 +53,7 @@ export type ClientHook = (client: SdkClient) => void;
 
 let hooks: LocalModeHooks = {};
 let clientHook: ClientHook | undefined;
+let tracingHook: ClientHook | undefined;
 let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtPublisher: AppStateChangePublisher | undefined;
@@ -82,7 +83,17 @@ export function configureClients(hook: ClientHook | undefined): void {
   forget();
 }
 
+/**
+ * The functions that trace their SDK calls (functions/shared/tracing.ts, imported by the event and reconciler
+ * handlers) instrument every client the container creates from now on.
+ */
+export function traceClients(hook: ClientHook): void {
+  tracingHook = hook;
+  forget();
+}
+
 function created<T extends object>(client: T): T {
+  tracingHook?.(client as SdkClient);
   clientHook?.(client as SdkClient);
   return client;
 }
