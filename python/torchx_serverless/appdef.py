@@ -1,0 +1,170 @@
+"""TorchX's AppDef dataclasses ↔ the API's camelCase AppDef JSON (docs/http-api.md, lib/specs/schema.ts).
+
+Every field the API knows is carried both ways: Role (name, image, entrypoint, args, env, num_replicas,
+min_replicas, max_retries, retry_policy, resource, port_map, metadata, mounts), Resource (cpu, gpu,
+memMB, capabilities, devices) and bind/volume/device mounts. Macros (``${app_id}``, ``${replica_id}``,
+``${img_root}``, …) are plain strings and are substituted by the service. What the API cannot carry is
+refused rather than dropped: a role's scheduler ``overrides``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Mapping
+
+from torchx import specs
+from torchx.specs import AppDef, AppState, BindMount, DeviceMount, Resource, RetryPolicy, Role, VolumeMount
+
+
+def _json_safe(value: Any, path: str) -> Any:
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{path} must be JSON-serializable to send it to torchx-serverless: {error}") from None
+
+
+def resource_to_json(resource: Resource) -> Dict[str, Any]:
+    """A Resource as ``{cpu, gpu, memMB, capabilities, devices}`` (TorchX's ``tags`` stay client-side)."""
+    return {
+        "cpu": resource.cpu,
+        "gpu": resource.gpu,
+        "memMB": resource.memMB,
+        "capabilities": _json_safe(dict(resource.capabilities), "resource.capabilities"),
+        "devices": dict(resource.devices),
+    }
+
+
+def mount_to_json(mount: Any) -> Dict[str, Any]:
+    """A bind, volume or device mount as the API's tagged object."""
+    if isinstance(mount, BindMount):
+        return {"type": "bind", "srcPath": mount.src_path, "dstPath": mount.dst_path, "readOnly": mount.read_only}
+    if isinstance(mount, VolumeMount):
+        return {"type": "volume", "src": mount.src, "dstPath": mount.dst_path, "readOnly": mount.read_only}
+    if isinstance(mount, DeviceMount):
+        return {
+            "type": "device",
+            "srcPath": mount.src_path,
+            "dstPath": mount.dst_path,
+            "permissions": mount.permissions,
+        }
+    raise ValueError(f"unsupported mount {mount!r}: use BindMount, VolumeMount or DeviceMount")
+
+
+def role_to_json(role: Role) -> Dict[str, Any]:
+    """A Role as the API's camelCase role object."""
+    if getattr(role, "overrides", None):
+        raise ValueError(
+            f"role `{role.name}` has scheduler overrides ({', '.join(map(str, role.overrides))}); the"
+            " torchx-serverless schedulers cannot carry them: express them as run options (-cfg) instead"
+        )
+    out: Dict[str, Any] = {
+        "name": role.name,
+        "image": role.image,
+        "entrypoint": role.entrypoint,
+        "args": [str(a) for a in role.args],
+        "env": {str(k): str(v) for k, v in role.env.items()},
+        "numReplicas": role.num_replicas,
+        "maxRetries": role.max_retries,
+        "retryPolicy": RetryPolicy(role.retry_policy).value,
+        "portMap": dict(role.port_map),
+        "metadata": _json_safe(dict(role.metadata), f"role `{role.name}` metadata"),
+        "mounts": [mount_to_json(m) for m in role.mounts],
+    }
+    if role.min_replicas is not None:
+        out["minReplicas"] = role.min_replicas
+    if role.resource != specs.NULL_RESOURCE:
+        out["resource"] = resource_to_json(role.resource)
+    return out
+
+
+def app_to_json(app: AppDef) -> Dict[str, Any]:
+    """An AppDef as the API's camelCase AppDef object."""
+    return {
+        "name": app.name,
+        "roles": [role_to_json(r) for r in app.roles],
+        "metadata": {str(k): str(v) for k, v in app.metadata.items()},
+    }
+
+
+def resource_from_json(data: Mapping[str, Any]) -> Resource:
+    """The API's resource object as a TorchX Resource."""
+    return Resource(
+        cpu=data.get("cpu", -1),
+        gpu=data.get("gpu", -1),
+        memMB=data.get("memMB", -1),
+        capabilities=dict(data.get("capabilities") or {}),
+        devices=dict(data.get("devices") or {}),
+    )
+
+
+def mount_from_json(data: Mapping[str, Any]) -> Any:
+    """The API's tagged mount object as a TorchX mount."""
+    kind = data.get("type")
+    if kind == "bind":
+        return BindMount(src_path=data["srcPath"], dst_path=data["dstPath"], read_only=bool(data.get("readOnly")))
+    if kind == "volume":
+        return VolumeMount(src=data["src"], dst_path=data["dstPath"], read_only=bool(data.get("readOnly")))
+    if kind == "device":
+        return DeviceMount(
+            src_path=data["srcPath"],
+            dst_path=data.get("dstPath") or data["srcPath"],
+            permissions=data.get("permissions", "rwm"),
+        )
+    raise ValueError(f"unknown mount type {kind!r}")
+
+
+def role_from_json(data: Mapping[str, Any]) -> Role:
+    """The API's role object as a TorchX Role."""
+    resource = data.get("resource")
+    role = Role(
+        name=data["name"],
+        image=data.get("image", ""),
+        entrypoint=data.get("entrypoint", ""),
+        args=list(data.get("args") or []),
+        env=dict(data.get("env") or {}),
+        num_replicas=int(data.get("numReplicas", 1)),
+        max_retries=int(data.get("maxRetries", 0)),
+        retry_policy=RetryPolicy(data.get("retryPolicy", "APPLICATION")),
+        resource=resource_from_json(resource) if isinstance(resource, Mapping) else specs.NULL_RESOURCE,
+        port_map=dict(data.get("portMap") or {}),
+        metadata=dict(data.get("metadata") or {}),
+        mounts=[mount_from_json(m) for m in data.get("mounts") or []],
+    )
+    if data.get("minReplicas") is not None:
+        role.min_replicas = int(data["minReplicas"])
+    return role
+
+
+def app_from_json(data: Mapping[str, Any]) -> AppDef:
+    """The API's AppDef object as a TorchX AppDef."""
+    return AppDef(
+        name=data["name"],
+        roles=[role_from_json(r) for r in data.get("roles") or []],
+        metadata={str(k): str(v) for k, v in (data.get("metadata") or {}).items()},
+    )
+
+
+def app_state(name: Any) -> AppState:
+    """An API state name (``RUNNING``, …) as TorchX's AppState; unknown names are ``UNKNOWN``."""
+    try:
+        return AppState[str(name)]
+    except KeyError:
+        return AppState.UNKNOWN
+
+
+def roles_statuses_from_json(roles: List[Mapping[str, Any]]) -> List[specs.RoleStatus]:
+    """The API's ``status.roles`` as TorchX RoleStatus objects."""
+    out: List[specs.RoleStatus] = []
+    for role in roles or []:
+        replicas = [
+            specs.ReplicaStatus(
+                id=int(r.get("id", 0)),
+                state=app_state(r.get("state")),
+                role=str(r.get("role", role.get("role", ""))),
+                hostname=str(r.get("hostname", "")),
+                structured_error_msg=str(r.get("structuredErrorMsg", specs.NONE)),
+            )
+            for r in role.get("replicas") or []
+        ]
+        out.append(specs.RoleStatus(role=str(role.get("role", "")), replicas=replicas))
+    return out
