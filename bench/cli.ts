@@ -20,7 +20,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const VENDOR = process.env.TXS_VENDOR ?? join(ROOT, '../../shared/vendor');
+/** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
+const VENDOR =
+  process.env.TXS_VENDOR_DIR ??
+  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
+  join(ROOT, '../shared/vendor');
 const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 15);
 const DDP = ['-s', 'aws_batch', '-cfg', 'queue=q', 'dist.ddp', '-j', '2x8', '--script', 'train.py'];
 
