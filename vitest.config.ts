@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The installed-package test builds and packs dist/: `npm run test:package` (vitest.package.config.ts).
+    exclude: ['test/package/**', '**/node_modules/**'],
     environment: 'node',
     pool: 'forks',
     testTimeout: 30_000,

@@ -1,31 +1,16 @@
 /**
- * The stack's Lambda bundling for the benchmarks: esbuild options derived from `LAMBDA_BUNDLING`, the one
- * definition cdk/constructs/handler-function.ts gives NodejsFunction.
+ * The stack's Lambda bundling for the benchmarks: every function built with the options of
+ * scripts/lambda-bundle-options.ts (the stack's `LAMBDA_BUNDLING`), with the largest inputs of each bundle.
  */
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BuildOptions, build } from 'esbuild';
-import { LAMBDA_BUNDLING } from '../cdk/constructs/handler-function.js';
-import { EVENT_FUNCTIONS, ROUTES } from '../functions/routes.js';
+import { FUNCTIONS, ROUTES } from '../functions/routes.js';
+import { LAMBDA_BUNDLE_OPTIONS } from '../scripts/lambda-bundle-options.js';
 
 /** Repository root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** esbuild options equal to the stack's NodejsFunction bundling (externalModules: [] → SDK bundled). */
-export const LAMBDA_BUNDLE_OPTIONS: BuildOptions = {
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: LAMBDA_BUNDLING.target,
-  minify: LAMBDA_BUNDLING.minify,
-  sourcemap: LAMBDA_BUNDLING.sourceMap,
-  sourcesContent: LAMBDA_BUNDLING.sourcesContent,
-  mainFields: [...LAMBDA_BUNDLING.mainFields],
-  banner: { js: LAMBDA_BUNDLING.banner },
-  external: [...LAMBDA_BUNDLING.externalModules],
-  logLevel: 'error',
-};
 
 /** One function of the stack. */
 export interface FunctionEntry {
@@ -35,10 +20,11 @@ export interface FunctionEntry {
 }
 
 /** Every function the stack deploys: the API routes, then the event functions. */
-export const FUNCTION_ENTRIES: FunctionEntry[] = [
-  ...ROUTES.map((r) => ({ name: r.name, entry: r.entry, kind: 'api' as const })),
-  ...Object.values(EVENT_FUNCTIONS).map((f) => ({ name: f.name, entry: f.entry, kind: 'event' as const })),
-];
+export const FUNCTION_ENTRIES: FunctionEntry[] = FUNCTIONS.map((f) => ({
+  name: f.name,
+  entry: f.entry,
+  kind: ROUTES.some((r) => r.name === f.name) ? 'api' : 'event',
+}));
 
 /** A built bundle. */
 export interface BuiltBundle extends FunctionEntry {

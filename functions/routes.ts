@@ -35,6 +35,7 @@ export const ROUTES: readonly RouteDefinition[] = [
     entry: 'functions/api/cancel.ts',
   },
   { name: 'Logs', method: 'GET', path: '/v1/apps/{scheduler}/{appId}/logs', entry: 'functions/api/logs.ts' },
+  { name: 'OpenApi', method: 'GET', path: '/v1/openapi.json', entry: 'functions/api/openapi.ts' },
 ];
 
 /** The event-triggered functions (EventBridge rules, the schedule, the app table's stream). */
@@ -44,3 +45,21 @@ export const EVENT_FUNCTIONS = {
   /** The outbox publisher: the app table's stream to `AppState Change` events on the bus. */
   publisher: { name: 'Publisher', entry: 'functions/events/publisher.ts' },
 } as const;
+
+/** A function the stack deploys: its id and handler module. */
+export interface FunctionDefinition {
+  /** Function id, e.g. `Run`, `StateChange`. */
+  readonly name: string;
+  /** Handler module, relative to the repository root. */
+  readonly entry: string;
+}
+
+/**
+ * Every function the stack deploys, API routes first: the one list the package build (`npm run build`, one
+ * prebuilt bundle per function) and the benchmarks iterate, so that a function added to {@link ROUTES} or
+ * {@link EVENT_FUNCTIONS} is built and shipped with no other change.
+ */
+export const FUNCTIONS: readonly FunctionDefinition[] = [
+  ...ROUTES,
+  ...Object.values<FunctionDefinition>(EVENT_FUNCTIONS),
+];

@@ -1,14 +1,23 @@
 /**
  * One Lambda function built from a handler module with the house defaults: local esbuild bundling (ESM,
- * minified, the pinned AWS SDK bundled, no Docker), Node.js 22 on arm64, X-Ray tracing, its own log group
- * with a retention, and its own role that may write only to that log group.
+ * minified, the pinned AWS SDK bundled, no Docker) or the bundle `npm run build` prebuilt with the same
+ * options, Node.js 22 on arm64, X-Ray tracing, its own log group with a retention, and its own role that may
+ * write only to that log group.
  *
  * @module
  */
 import path from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
-import { type IRole, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { type IRole, ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import {
+  Alias,
+  Architecture,
+  Code,
+  Function as LambdaFunction,
+  Runtime,
+  Tracing,
+} from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -42,6 +51,12 @@ export interface HandlerFunctionProps {
   readonly entry: string;
   /** Repository root: where `entry`, `package-lock.json` and `node_modules` are. */
   readonly projectRoot: string;
+  /**
+   * Directory holding this function's prebuilt `index.mjs` (and its source map), as `npm run build` writes
+   * it. When set, the function deploys that directory as is and nothing is bundled at synth time.
+   * @default - esbuild bundles `entry` from `projectRoot` at synth time
+   */
+  readonly prebuiltDir?: string;
   /** One line saying what the function does (shown in the Lambda console). */
   readonly description: string;
   /** Environment variables. */
@@ -54,6 +69,18 @@ export interface HandlerFunctionProps {
   readonly memorySize?: number;
   /** Timeout. @default 30 seconds */
   readonly timeout?: Duration;
+  /** VPC to place the function in (its role then gets the ENI permissions Lambda needs). @default - no VPC */
+  readonly vpc?: IVpc;
+  /** Subnets of `vpc`. @default - the VPC's private subnets */
+  readonly vpcSubnets?: SubnetSelection;
+  /** Security groups of the function in `vpc`. @default - one created by Lambda with all outbound traffic */
+  readonly securityGroups?: readonly ISecurityGroup[];
+  /**
+   * Execution environments kept initialized (no cold starts). Creates the alias `live` on a new version;
+   * callers invoke the alias ({@link HandlerFunction.invokable}).
+   * @default - none (on-demand)
+   */
+  readonly provisionedConcurrency?: number;
 }
 
 /**
@@ -72,12 +99,14 @@ export interface HandlerFunctionProps {
  * ```
  */
 export class HandlerFunction extends Construct {
-  /** The Lambda function. */
-  readonly function: NodejsFunction;
+  /** The Lambda function (a `NodejsFunction` when bundled at synth time). */
+  readonly function: LambdaFunction;
   /** The function's execution role. */
   readonly role: IRole;
   /** The function's log group. */
   readonly logGroup: LogGroup;
+  /** What callers invoke: the `live` alias with provisioned concurrency, else the function. */
+  readonly invokable: LambdaFunction | Alias;
 
   constructor(scope: Construct, id: string, props: HandlerFunctionProps) {
     super(scope, id);
@@ -93,11 +122,7 @@ export class HandlerFunction extends Construct {
     this.logGroup.grantWrite(role);
     this.role = role;
 
-    this.function = new NodejsFunction(this, 'Function', {
-      entry: path.join(props.projectRoot, props.entry),
-      handler: 'handler',
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+    const common = {
       description: props.description,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
@@ -107,16 +132,49 @@ export class HandlerFunction extends Construct {
       role,
       logGroup: this.logGroup,
       environment: { ...props.environment },
-      bundling: {
-        format: OutputFormat.ESM,
-        ...LAMBDA_BUNDLING,
-        mainFields: [...LAMBDA_BUNDLING.mainFields],
-        externalModules: [...LAMBDA_BUNDLING.externalModules],
-        forceDockerBundling: false,
-        // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates, so
-        // that synth stays offline even with no user npmrc.
-        environment: { npm_config_update_notifier: 'false' },
-      },
-    });
+      ...(props.vpc === undefined
+        ? {}
+        : {
+            vpc: props.vpc,
+            ...(props.vpcSubnets === undefined ? {} : { vpcSubnets: props.vpcSubnets }),
+            ...(props.securityGroups === undefined ? {} : { securityGroups: [...props.securityGroups] }),
+          }),
+    };
+    if (props.vpc !== undefined)
+      role.addManagedPolicy(
+        ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
+      );
+    this.function =
+      props.prebuiltDir === undefined
+        ? new NodejsFunction(this, 'Function', {
+            ...common,
+            entry: path.join(props.projectRoot, props.entry),
+            handler: 'handler',
+            projectRoot: props.projectRoot,
+            depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+            bundling: {
+              format: OutputFormat.ESM,
+              ...LAMBDA_BUNDLING,
+              mainFields: [...LAMBDA_BUNDLING.mainFields],
+              externalModules: [...LAMBDA_BUNDLING.externalModules],
+              forceDockerBundling: false,
+              // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates,
+              // so that synth stays offline even with no user npmrc.
+              environment: { npm_config_update_notifier: 'false' },
+            },
+          })
+        : new LambdaFunction(this, 'Function', {
+            ...common,
+            code: Code.fromAsset(props.prebuiltDir),
+            handler: 'index.handler',
+          });
+    this.invokable =
+      props.provisionedConcurrency === undefined
+        ? this.function
+        : new Alias(this, 'Live', {
+            aliasName: 'live',
+            version: this.function.currentVersion,
+            provisionedConcurrentExecutions: props.provisionedConcurrency,
+          });
   }
 }

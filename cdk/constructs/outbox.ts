@@ -14,9 +14,9 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
@@ -25,7 +25,7 @@ export interface OutboxProps {
   /** The app table; it must have a stream with NEW_AND_OLD_IMAGES. */
   readonly table: ITable;
   /** The publisher function (functions/events/publisher.ts), with events:PutEvents on the bus. */
-  readonly publisher: NodejsFunction;
+  readonly publisher: IFunction;
   /**
    * Times the stream retries a failing batch (after bisecting it) before its records go to the queue.
    * @default 10

@@ -6,11 +6,11 @@
  *
  * @module
  */
-import { fileURLToPath } from 'node:url';
 import { ArnFormat, Duration, RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
 import {
   AccessLogFormat,
   AuthorizationType,
+  type DomainName,
   EndpointType,
   LambdaIntegration,
   LogGroupLogDestination,
@@ -18,22 +18,27 @@ import {
   ResponseType,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, type Dashboard, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
-import { EventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
+import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { EVENT_FUNCTIONS, ROUTES } from '../../functions/routes.js';
+import { EVENT_FUNCTIONS, FUNCTIONS, ROUTES } from '../../functions/routes.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { APP_TABLE } from '../../lib/store/table.js';
 import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
+import { addCustomDomain, type CustomDomainOptions } from './custom-domain.js';
+import { addDashboard, type DashboardOptions } from './dashboard.js';
+import { functionCode } from './function-code.js';
 import { HandlerFunction } from './handler-function.js';
 import { Outbox } from './outbox.js';
 import {
@@ -132,16 +137,46 @@ export interface TorchxServerlessProps extends SecurityProps {
    * @default false
    */
   readonly apiGatewayCloudWatchRole?: boolean;
+  // ---------------------------------------------------------------- placement, sizing, domain, dashboard
+  /** VPC to place every function in (e.g. to reach the AWS APIs through VPC endpoints). @default - no VPC */
+  readonly vpc?: IVpc;
+  /** Subnets of `vpc` for the functions. @default - the VPC's private subnets */
+  readonly vpcSubnets?: SubnetSelection;
+  /** Security groups of the functions in `vpc`. @default - one per function, created by Lambda, all outbound */
+  readonly securityGroups?: readonly ISecurityGroup[];
+  /**
+   * Memory in MB by function name (`Run`, `Status`, `StateChange`, …: the names of `functions/routes.ts`),
+   * over `memorySize`.
+   * @default - `memorySize` for every function
+   */
+  readonly functionMemorySize?: Readonly<Record<string, number>>;
+  /**
+   * Provisioned concurrency by function name: each named function gets a `live` alias with that many
+   * initialized environments, and the API (or rule) invokes the alias.
+   * @default - none: every function is on demand
+   */
+  readonly provisionedConcurrency?: Readonly<Record<string, number>>;
+  /** A custom domain name for the API (name, ACM certificate, base path). @default - the execute-api URL only */
+  readonly customDomain?: CustomDomainOptions;
+  /**
+   * An existing bus to put the normalized `AppState Change` events on, instead of a new one (`eventBusName`
+   * is then ignored).
+   * @default - a new bus
+   */
+  readonly eventBus?: IEventBus;
+  /**
+   * A CloudWatch dashboard of the deployment's metrics: `true`, or its options.
+   * @default false
+   */
+  readonly dashboard?: boolean | DashboardOptions;
   /**
    * Repository root holding `functions/`, `lib/`, `package-lock.json` and `node_modules` (the handler sources
-   * esbuild bundles).
-   * @default - the root of the torchx-serverless package this construct comes from
+   * esbuild bundles at synth time). Set it to deploy handlers from a clone instead of the prebuilt bundles.
+   * @default - the prebuilt bundles of the installed package (`dist/lambda/<name>`); in a clone of the
+   * repository, its sources
    */
   readonly projectRoot?: string;
 }
-
-/** The package root, from this file's location (`cdk/constructs/`). */
-const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 const API_TIMEOUT = Duration.seconds(28);
 
@@ -164,16 +199,20 @@ export class TorchxServerless extends Construct {
   readonly table: Table;
   /** The IAM-authorized REST API. */
   readonly api: RestApi;
-  /** The bus that receives normalized `AppState Change` events. */
-  readonly eventBus: EventBus;
+  /** The bus that receives normalized `AppState Change` events (the `eventBus` prop, or a new bus). */
+  readonly eventBus: IEventBus;
   /** Where state-change events go when delivery or processing keeps failing. */
   readonly deadLetterQueue: Queue;
   /** Every function, by name (the route names of `functions/routes.ts`, `StateChange`, `Reconciler`). */
-  readonly functions: Readonly<Record<string, NodejsFunction>>;
+  readonly functions: Readonly<Record<string, LambdaFn>>;
   /** Every alarm. */
   readonly alarms: readonly Alarm[];
   /** The table stream → publisher wiring, with its dead-letter queue. */
   readonly outbox: Outbox;
+  /** The custom domain, with the `customDomain` prop. */
+  readonly domainName?: DomainName;
+  /** The dashboard, with the `dashboard` prop. */
+  readonly dashboard?: Dashboard;
 
   constructor(scope: Construct, id: string, props: TorchxServerlessProps = {}) {
     super(scope, id);
@@ -184,7 +223,6 @@ export class TorchxServerless extends Construct {
       (props.batchJobQueues === undefined ? ['aws_sagemaker'] : ['aws_batch', 'aws_sagemaker']);
     const removalPolicy = props.tableRemovalPolicy ?? RemovalPolicy.RETAIN;
     const logRetention = props.logRetention ?? RetentionDays.ONE_MONTH;
-    const projectRoot = props.projectRoot ?? PACKAGE_ROOT;
     validateProps(props);
     const queueArns = props.batchJobQueues?.map((queue) => jobQueueArn(stack, queue));
 
@@ -211,11 +249,9 @@ export class TorchxServerless extends Construct {
     }
 
     // ---------------------------------------------------------------- events out, dead letters
-    this.eventBus = new EventBus(
-      this,
-      'Events',
-      props.eventBusName ? { eventBusName: props.eventBusName } : {},
-    );
+    this.eventBus =
+      props.eventBus ??
+      new EventBus(this, 'Events', props.eventBusName ? { eventBusName: props.eventBusName } : {});
     this.deadLetterQueue = new Queue(this, 'StateChangeDeadLetters', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -262,17 +298,31 @@ export class TorchxServerless extends Construct {
         ? {}
         : { sageMakerInstanceTypes: props.sageMakerInstanceTypes }),
     };
-    const functions: Record<string, NodejsFunction> = {};
+    const functions: Record<string, LambdaFn> = {};
+    const placement =
+      props.vpc === undefined
+        ? {}
+        : {
+            vpc: props.vpc,
+            ...(props.vpcSubnets === undefined ? {} : { vpcSubnets: props.vpcSubnets }),
+            ...(props.securityGroups === undefined ? {} : { securityGroups: props.securityGroups }),
+          };
     const makeFunction = (name: string, entry: string, description: string, timeout: Duration) => {
       const handler = new HandlerFunction(this, name, {
         entry,
-        projectRoot,
+        ...functionCode(name, entry, props.projectRoot),
         description,
         environment,
         logRetention,
         logRemovalPolicy: removalPolicy,
         timeout,
-        ...(props.memorySize === undefined ? {} : { memorySize: props.memorySize }),
+        ...placement,
+        ...((props.functionMemorySize?.[name] ?? props.memorySize) === undefined
+          ? {}
+          : { memorySize: props.functionMemorySize?.[name] ?? props.memorySize }),
+        ...(props.provisionedConcurrency?.[name] === undefined
+          ? {}
+          : { provisionedConcurrency: props.provisionedConcurrency[name] }),
       });
       grantAccess(handler.role, FUNCTION_ACCESS[name] ?? {}, targets);
       applyReservedConcurrency(
@@ -283,7 +333,7 @@ export class TorchxServerless extends Construct {
       );
       acknowledgeFunctionFindings(handler);
       functions[name] = handler.function;
-      return handler.function;
+      return handler.invokable;
     };
 
     // ---------------------------------------------------------------- REST API
@@ -517,6 +567,29 @@ export class TorchxServerless extends Construct {
       for (const alarm of alarms) alarm.addAlarmAction(action);
     }
     this.alarms = alarms;
+
+    // ---------------------------------------------------------------- custom domain, dashboard
+    if (props.customDomain !== undefined)
+      this.domainName = addCustomDomain(this, this.api, props.customDomain);
+    if (props.dashboard !== undefined && props.dashboard !== false) {
+      this.dashboard = addDashboard(
+        this,
+        { api: this.api, functions, deadLetterQueue: this.deadLetterQueue, table: this.table },
+        props.dashboard === true ? {} : props.dashboard,
+      );
+    }
+  }
+
+  /**
+   * Lets `grantee` call every route of the API (`execute-api:Invoke` on this stage), e.g. the role of a
+   * training pipeline or of the people who run `txs`.
+   */
+  grantInvoke(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['execute-api:Invoke'],
+      resourceArns: [this.api.arnForExecuteApi('*', '/*', this.api.deploymentStage.stageName)],
+    });
   }
 }
 
@@ -648,5 +721,22 @@ export function validateProps(props: TorchxServerlessProps): void {
       path: 'stageName',
       message: `'${props.stageName}' may contain only letters, digits, '-' and '_' (1 to 128 characters)`,
     });
+  for (const [prop, values, min] of [
+    ['functionMemorySize', props.functionMemorySize, 128],
+    ['provisionedConcurrency', props.provisionedConcurrency, 1],
+  ] as const) {
+    for (const [name, value] of Object.entries(values ?? {})) {
+      if (!FUNCTIONS.some((fn) => fn.name === name))
+        issues.push({
+          path: `${prop}.${name}`,
+          message: `no function is named '${name}'; use one of ${FUNCTIONS.map((fn) => fn.name).join(', ')}`,
+        });
+      else if (!(Number.isInteger(value) && value >= min))
+        issues.push({
+          path: `${prop}.${name}`,
+          message: `must be a whole number of at least ${min}, got ${value}`,
+        });
+    }
+  }
   if (issues.length > 0) throw new TorchxServerlessPropsError(issues);
 }

@@ -4,10 +4,13 @@
  * (e.g. DynamoDB unavailable) so EventBridge retries and, after that, the dead-letter queue keeps the event.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
 import { recordsRunner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
+import { tracer } from '../shared/tracing.js';
 
 /** What one invocation did (returned for tests and logs). */
 export type StateChangeResult = { applied: boolean; reason: string };
@@ -41,8 +44,7 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
 
 export const handler = middy<StateChangeEnvelope, StateChangeResult>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async (event) => {
-    const result = await handleStateChange(event);
-    metrics.publishStoredMetrics();
-    return result;
-  });
+  // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
+  .use(logMetrics(metrics))
+  .use(captureLambdaHandler(tracer))
+  .handler(handleStateChange);

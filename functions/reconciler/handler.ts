@@ -3,9 +3,12 @@
  * leave an app RUNNING forever.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { runner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
+import { tracer } from '../shared/tracing.js';
 
 /** Per scheduler: records checked, changed and failed. */
 export type ReconcileReport = Record<string, { checked: number; changed: number; errors: number }>;
@@ -24,8 +27,7 @@ export async function reconcileAll(): Promise<ReconcileReport> {
 
 export const handler = middy<unknown, ReconcileReport>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async () => {
-    const report = await reconcileAll();
-    metrics.publishStoredMetrics();
-    return report;
-  });
+  // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
+  .use(logMetrics(metrics))
+  .use(captureLambdaHandler(tracer))
+  .handler(reconcileAll);

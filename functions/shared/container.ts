@@ -24,17 +24,16 @@ import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox
 import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
 import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
-import { DEFAULT_SESSION, UnknownSchedulerError, ValidationError } from '../../lib/specs/index.js';
+import { UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { localCwdFactory } from './backends/local-cwd.js';
+import { ConfigError, type FunctionConfig, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
-import { ENV } from './env-names.js';
 
-/** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
-export const DEFAULT_SCHEDULERS = ['aws_batch', 'aws_sagemaker'];
+export { DEFAULT_SCHEDULERS } from './config.js';
 
 /** Hooks local mode sets before the first request. */
 export interface LocalModeHooks {
@@ -55,6 +54,8 @@ export type ClientHook = (client: SdkClient) => void;
 
 let hooks: LocalModeHooks = {};
 let clientHook: ClientHook | undefined;
+let tracingHook: ClientHook | undefined;
+let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtRunnerStore: AppRecordStore | undefined;
 let builtRecordsRunner: Runner | undefined;
@@ -63,6 +64,7 @@ let builtRegistry: SchedulerRegistry | undefined;
 
 function forget(): void {
   forgetDeploymentConfig();
+  builtConfig = undefined;
   builtStore = undefined;
   builtRunnerStore = undefined;
   builtRecordsRunner = undefined;
@@ -85,35 +87,40 @@ export function configureClients(hook: ClientHook | undefined): void {
   forget();
 }
 
+/**
+ * The functions that trace their SDK calls (functions/shared/tracing.ts, imported by the event and reconciler
+ * handlers) instrument every client the container creates from now on.
+ */
+export function traceClients(hook: ClientHook): void {
+  tracingHook = hook;
+  forget();
+}
+
 function created<T extends object>(client: T): T {
+  tracingHook?.(client as SdkClient);
   clientHook?.(client as SdkClient);
   return client;
 }
 
-function requireEnv(name: string): string {
-  const value = process.env[name];
-  if (!value) throw new Error(`environment variable ${name} is not set`);
-  return value;
-}
-
-function listEnv(name: string, fallback: string[]): string[] {
-  const raw = process.env[name];
-  if (!raw) return fallback;
-  return raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s.length > 0);
+/**
+ * The function's configuration, read from the environment and validated on first use (once per cold start).
+ *
+ * @throws ConfigError naming every bad variable (the function cannot work; nothing falls back silently).
+ */
+export function config(): FunctionConfig {
+  builtConfig ??= readFunctionConfig(process.env);
+  return builtConfig;
 }
 
 /** The default session name for new handles. */
 export function sessionName(): string {
-  return process.env[ENV.sessionName] || DEFAULT_SESSION;
+  return config().sessionName;
 }
 
 /** The app record store (DynamoDB), built on first use. */
 export function store(): DynamoAppRecordStore {
   if (builtStore) return builtStore;
-  const endpoint = process.env[ENV.dynamoDbEndpoint];
+  const { dynamoDbEndpoint: endpoint, tableName, retentionDays } = config();
   const dynamo = created(
     new DynamoDBClient(
       endpoint
@@ -128,12 +135,7 @@ export function store(): DynamoAppRecordStore {
   const documentClient = DynamoDBDocumentClient.from(dynamo, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  const retentionDays = Number(process.env[ENV.retentionDays] ?? '90');
-  builtStore = new DynamoAppRecordStore({
-    documentClient,
-    tableName: requireEnv(ENV.tableName),
-    retentionDays: Number.isFinite(retentionDays) && retentionDays > 0 ? retentionDays : 90,
-  });
+  builtStore = new DynamoAppRecordStore({ documentClient, tableName, retentionDays });
   return builtStore;
 }
 
@@ -181,21 +183,16 @@ function build(): Runner {
       logsClient ??= created(make());
       return logsClient;
     },
-    requireEnv,
-    listEnv,
+    config: config(),
     deployment,
     emitLocalTransition: async (appId, transition) => {
       await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
     },
   };
   const factories: Record<string, SchedulerFactory> = {};
-  for (const name of listEnv(ENV.schedulers, DEFAULT_SCHEDULERS)) {
+  for (const name of deps.config.schedulers) {
     const backend = BACKENDS[name];
-    if (!backend) {
-      throw new ValidationError(
-        `${ENV.schedulers} names an unknown scheduler '${name}'; use ${Object.keys(BACKENDS).join(', ')}`,
-      );
-    }
+    if (!backend) throw new ConfigError(`no backend for scheduler '${name}'`);
     factories[name] = backend(deps);
   }
   builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
@@ -214,8 +211,8 @@ function build(): Runner {
  * @throws UnknownSchedulerError when `scheduler` is given and not enabled.
  */
 export function requireSchedulerName(scheduler: string): void {
-  const names = listEnv(ENV.schedulers, DEFAULT_SCHEDULERS);
-  if (!names.includes(scheduler)) throw new UnknownSchedulerError(scheduler, names);
+  const names = config().schedulers;
+  if (!names.includes(scheduler)) throw new UnknownSchedulerError(scheduler, [...names]);
 }
 
 /**

@@ -2,49 +2,56 @@
  * The one place where errors become HTTP responses: our errors map to a status by `code`; middy's own
  * HTTP errors (body parsing) map to our codes; anything else is a 500 that carries only the request id.
  */
-import { BACKEND_TEXT_CODES, TxsError } from '../../lib/specs/index.js';
+import { type ApiErrorCode, BACKEND_TEXT_CODES, type ErrorCode, TxsError } from '../../lib/specs/index.js';
 
-const STATUS_BY_CODE: Readonly<Record<string, number>> = {
+/**
+ * The HTTP status of every API error code: the one mapping. `Record<ApiErrorCode, number>` makes it exhaustive
+ * (a new code without a status, or a status for an unknown code, does not compile).
+ */
+export const STATUS_BY_CODE: Readonly<Record<ApiErrorCode, number>> = {
+  ValidationFailed: 400,
+  InvalidJson: 400,
+  InvalidRunConfig: 400,
+  MalformedAppHandle: 400,
+  UnknownScheduler: 400,
+  UnknownNamedResource: 400,
+  UnknownComponent: 400,
+  InvalidComponentArgument: 400,
+  AppNotSupported: 400,
+  UnknownRole: 400,
+  UnknownReplica: 400,
+  InvalidLogToken: 400,
+  BackendValidation: 400,
+  NotSupported: 400,
   Unauthenticated: 401,
+  Unauthorized: 401,
   Forbidden: 403,
   HostAccessDenied: 403,
   InstanceTypeNotAllowed: 403,
   UnknownApp: 404,
   RouteNotFound: 404,
   MethodNotAllowed: 405,
-  IdempotencyInProgress: 409,
   PayloadTooLarge: 413,
   UnsupportedMediaType: 415,
+  AppStatus: 409,
   IdempotencyConflict: 422,
-  BackendConflict: 409,
-  BackendAccessDenied: 502,
+  IdempotencyInProgress: 409,
+  WaitTimeout: 504,
+  SubmissionOutcomeUnknown: 503,
+  SchedulerError: 500,
   BackendError: 503,
-  BackendNotConfigured: 503,
+  BackendAccessDenied: 502,
+  BackendConflict: 409,
   BackendQuotaExceeded: 503,
+  BackendNotConfigured: 503,
+  StoreError: 500,
   StoreUnavailable: 503,
   StoreConflict: 503,
-  SubmissionOutcomeUnknown: 503,
-  AppStatus: 409,
-  WaitTimeout: 504,
+  StoreTableNotFound: 500,
+  RecordTooLarge: 500,
+  IdempotencyReservation: 500,
+  InternalError: 500,
 };
-
-/** Codes of errors that are the service's fault even though they are ours (5xx). */
-const SERVER_SIDE = new Set([
-  'StoreError',
-  'BackendAccessDenied',
-  'BackendError',
-  'BackendNotConfigured',
-  'BackendQuotaExceeded',
-  'StoreUnavailable',
-  'StoreConflict',
-  'SubmissionOutcomeUnknown',
-  'StoreError',
-  'StoreTableNotFound',
-  'RecordTooLarge',
-  'IdempotencyReservation',
-  'SchedulerError',
-  'WaitTimeout',
-]);
 
 /**
  * Our own words for the errors of `BACKEND_TEXT_CODES` (lib/specs), whose messages carry DynamoDB's or AWS's
@@ -79,7 +86,7 @@ export interface ErrorResponse {
 /** An error raised by the HTTP layer itself (bad JSON, wrong media type, unknown route). */
 export class HttpRequestError extends TxsError {
   constructor(
-    readonly code: string,
+    readonly code: ApiErrorCode,
     message: string,
     issues: { path: string; message: string }[] = [],
   ) {
@@ -101,9 +108,9 @@ function isMiddyHttpError(error: unknown): error is MiddyHttpError {
   );
 }
 
-/** HTTP status for one of our error codes (400 for every other caller mistake). */
-export function statusForCode(code: string): number {
-  return STATUS_BY_CODE[code] ?? (SERVER_SIDE.has(code) ? 500 : 400);
+/** HTTP status of an error code; the CLI's own codes never reach the API, and would be a 500. */
+export function statusForCode(code: ErrorCode): number {
+  return Object.hasOwn(STATUS_BY_CODE, code) ? STATUS_BY_CODE[code as ApiErrorCode] : 500;
 }
 
 /** Normalizes any thrown value into our error vocabulary. */

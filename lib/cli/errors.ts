@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type FieldIssue, TxsError } from '../specs/index.js';
+import { type ErrorCode, type FieldIssue, TxsError } from '../specs/index.js';
 
 /**
  * The exit codes of `txs`. Scripts can tell "the job failed" (1) from "the command was wrong" (2), "no
@@ -31,7 +31,7 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
 /** Base class of the CLI's errors: a message, an optional hint and the exit code to leave with. */
 export class CliError extends TxsError {
-  readonly code: string = 'CliError';
+  readonly code: ErrorCode = 'CliError';
   /** How to fix it, one line (printed as `hint: …`). */
   readonly hint: string | undefined;
   readonly exitCode: ExitCode;
@@ -48,7 +48,7 @@ export class CliError extends TxsError {
 
 /** Thrown for wrong command-line arguments, a bad `-cfg` or `--app` file, or a malformed handle. Exit 2. */
 export class UsageError extends CliError {
-  override readonly code: string = 'UsageError';
+  override readonly code: ErrorCode = 'UsageError';
   constructor(message: string, hint?: string, options: { cause?: unknown } = {}) {
     super(message, {
       exitCode: ExitCode.USAGE,
@@ -107,7 +107,7 @@ export interface ApiErrorInit {
  * follows the status (400 → 2, 404 → 3, 401/403 → 4, 5xx → 5).
  */
 export class ApiError extends CliError {
-  override readonly code: string = 'ApiError';
+  override readonly code: ErrorCode = 'ApiError';
   readonly status: number;
   readonly apiCode: string;
   readonly requestId: string | undefined;

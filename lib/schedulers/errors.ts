@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { TxsError, ValidationError } from '../specs/index.js';
+import { type ApiErrorCode, TxsError, ValidationError } from '../specs/index.js';
 
 /** Base class for scheduler failures. */
 export class SchedulerError extends TxsError {
-  readonly code: string = 'SchedulerError';
+  readonly code: ApiErrorCode = 'SchedulerError';
 }
 
 /** The scheduler does not support the operation (e.g. logs on a backend without log access). */

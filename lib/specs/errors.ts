@@ -15,6 +15,75 @@ export interface FieldIssue {
 }
 
 /**
+ * Every code an error of the API can carry. Each one maps to an HTTP status in exactly one place
+ * (`functions/shared/http-errors.ts`, a `Record<ApiErrorCode, number>`): a code missing there, or an error
+ * class with a code missing here, is a type error.
+ */
+export type ApiErrorCode =
+  // the request (400 unless mapped otherwise)
+  | 'ValidationFailed'
+  | 'InvalidJson'
+  | 'InvalidRunConfig'
+  | 'MalformedAppHandle'
+  | 'UnknownScheduler'
+  | 'UnknownNamedResource'
+  | 'UnknownComponent'
+  | 'InvalidComponentArgument'
+  | 'AppNotSupported'
+  | 'UnknownRole'
+  | 'UnknownReplica'
+  | 'InvalidLogToken'
+  | 'BackendValidation'
+  | 'NotSupported'
+  // HTTP
+  | 'Unauthenticated'
+  | 'Unauthorized'
+  | 'Forbidden'
+  | 'HostAccessDenied'
+  | 'InstanceTypeNotAllowed'
+  | 'RouteNotFound'
+  | 'MethodNotAllowed'
+  | 'PayloadTooLarge'
+  | 'UnsupportedMediaType'
+  // apps and idempotency
+  | 'UnknownApp'
+  | 'AppStatus'
+  | 'IdempotencyConflict'
+  | 'IdempotencyInProgress'
+  | 'WaitTimeout'
+  | 'SubmissionOutcomeUnknown'
+  // schedulers (the backends)
+  | 'SchedulerError'
+  | 'BackendError'
+  | 'BackendAccessDenied'
+  | 'BackendConflict'
+  | 'BackendQuotaExceeded'
+  | 'BackendNotConfigured'
+  // the store
+  | 'StoreError'
+  | 'StoreUnavailable'
+  | 'StoreConflict'
+  | 'StoreTableNotFound'
+  | 'RecordTooLarge'
+  | 'IdempotencyReservation'
+  // anything not raised on purpose (the message carries only the request id)
+  | 'InternalError';
+
+/** Codes of the `txs` CLI's own errors (raised on the caller's machine, never sent by the API). */
+export type CliErrorCode =
+  | 'CliError'
+  | 'UsageError'
+  | 'ConfigFileError'
+  | 'EndpointUnreachable'
+  | 'ApiError'
+  | 'AuthError'
+  | 'AppNotFound'
+  | 'Interrupted';
+
+/** The code of any {@link TxsError}. */
+export type ErrorCode = ApiErrorCode | CliErrorCode;
+
+/**
  * Base class of every deliberate error in torchx-serverless.
  *
  * @example
@@ -24,7 +93,7 @@ export interface FieldIssue {
  */
 export abstract class TxsError extends Error {
   /** Stable machine-readable code, e.g. `InvalidRunConfig`. */
-  abstract readonly code: string;
+  abstract readonly code: ErrorCode;
   /** Field-level issues when the error is about a request's content. */
   readonly issues: readonly FieldIssue[];
 
@@ -137,7 +206,7 @@ export class AppStatusError extends TxsError {
  * a resource that cannot be scheduled, an option value a scheduler cannot accept. `issues` names each field.
  */
 export class ValidationError extends TxsError {
-  readonly code: string = 'ValidationFailed';
+  readonly code: ApiErrorCode = 'ValidationFailed';
   constructor(message: string, issues: readonly FieldIssue[] = [], options?: { cause?: unknown }) {
     super(message, { issues, cause: options?.cause });
   }

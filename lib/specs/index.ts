@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from './api.js';
 export * from './app-def.js';
 export * from './app-handle.js';
 export * from './app-record.js';

@@ -236,7 +236,8 @@ export class RunOpts implements Iterable<RunOpt> {
 
   /**
    * Checks `cfg` against the declared options and fills defaults. camelCase aliases are renamed to their
-   * snake_case names; keys that are not options are kept unchanged.
+   * snake_case names; keys that are not options are kept unchanged. A string given for a non-string option is
+   * TorchX's string form and is cast like `-cfg` ({@link castRunOptValue}: `'5'` → 5, `'a,b'` → `['a','b']`).
    *
    * @throws InvalidRunConfigError when a required option is missing, a value has the wrong type, or an option
    *   is given under two spellings with different values.
@@ -263,6 +264,10 @@ export class RunOpts implements Iterable<RunOpt> {
       else if (!(canonical in resolved)) resolved[canonical] = null;
     }
     for (const opt of this.opts.values()) {
+      // TorchX's string form (what `-cfg queue=q,priority=5` gives) is cast with the option's declared type,
+      // so that a client can send `-cfg` as strings in one request, without first asking for the options.
+      const given = resolved[opt.name];
+      if (typeof given === 'string' && opt.type !== 'str') resolved[opt.name] = castRunOptValue(opt, given);
       const value = resolved[opt.name];
       if (opt.required && (value === undefined || value === null)) {
         throw new InvalidRunConfigError(

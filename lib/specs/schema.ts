@@ -116,7 +116,8 @@ const roleSchema = z.strictObject({
   mounts: z.optional(z.array(mountSchema).check(z.maxLength(64))),
 });
 
-const appDefSchema = z.strictObject({
+/** The JSON form of an AppDef the API accepts (request bodies) and returns (`app` of responses). */
+export const appDefSchema = z.strictObject({
   name,
   roles: z.array(roleSchema).check(z.minLength(1, 'an app needs at least one role'), z.maxLength(64)),
   metadata: z.optional(stringMap),
@@ -131,9 +132,11 @@ const cfgValue = z.union([
   stringMap,
   z.array(stringMap).check(z.maxLength(MAX_LIST_ITEMS)),
 ]);
-const cfgSchema = z.record(safeKey, cfgValue);
+/** A run configuration: option name → value (`cfg` of requests and responses). */
+export const cfgSchema = z.record(safeKey, cfgValue);
 
-const runRequestSchema = z.strictObject({
+/** Body of `POST /v1/apps` and `POST /v1/dryrun`: an AppDef or a builtin component with its arguments. */
+export const runRequestSchema = z.strictObject({
   scheduler: name,
   session: z.optional(z.string().check(z.regex(SESSION_NAME_PATTERN, SESSION_NAME_RULE))),
   cfg: z.optional(cfgSchema),

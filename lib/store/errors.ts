@@ -4,11 +4,11 @@
  *
  * @module
  */
-import { TxsError } from '../specs/index.js';
+import { type ApiErrorCode, TxsError } from '../specs/index.js';
 
 /** Base class of store failures. */
 export class StoreError extends TxsError {
-  readonly code: string = 'StoreError';
+  readonly code: ApiErrorCode = 'StoreError';
   /** True when trying the same call again later may succeed. */
   readonly retryable: boolean = false;
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { closedPort } from '../unit/cli/helpers.js';
@@ -28,5 +28,21 @@ describe('bin/txs.js', () => {
     const { code, err } = txs(['list'], { TXS_ENDPOINT: `http://127.0.0.1:${port}` });
     expect(code).toBe(5);
     expect(err).toContain(`error: cannot reach http://127.0.0.1:${port}: connection refused`);
+  });
+
+  it('exits quietly when the reader of its output goes away (txs … | head)', async () => {
+    const child = spawn(process.execPath, [BIN, '--help'], {
+      env: { ...process.env, TXS_CONFIG: '/dev/null' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Close the read end before the CLI has started: its first write gets EPIPE.
+    child.stdout.destroy();
+    let err = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(err).toBe('');
+    expect(code).toBe(0);
   });
 });

@@ -9,9 +9,13 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { validateResponses } from '../helpers/openapi-validator.js';
 
 let server: LocalServer;
 let dataDir: string;
+
+// Every response these tests receive must match docs/openapi.json.
+validateResponses(() => server?.url);
 
 beforeAll(async () => {
   // EMF metrics are meant for CloudWatch; keep them off the test output (as `npm start` does).

@@ -7,9 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalServer } from '../../lib/local/server.js';
+import { validateResponses } from '../helpers/openapi-validator.js';
 
 let server: LocalServer;
 let dataDir: string;
+
+// Every response these tests receive must match docs/openapi.json.
+validateResponses(() => server?.url);
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'txs-e2e-'));

@@ -3,7 +3,6 @@ import { BatchClient } from '@aws-sdk/client-batch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { createAwsBatchScheduler } from '../../../lib/schedulers/aws-batch/index.js';
 import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
-import { ENV } from '../env-names.js';
 import type { BackendDeps } from './deps.js';
 
 /** The aws_batch factory: one Batch client and the shared Logs client, created on first use. */
@@ -12,7 +11,7 @@ export function awsBatchFactory(deps: BackendDeps): SchedulerFactory {
     createAwsBatchScheduler(ctx, {
       batchClient: deps.created(new BatchClient({})),
       logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
-      queues: deps.listEnv(ENV.batchQueues, []),
+      queues: [...deps.config.batchQueues],
       stackTags: deps.deployment.stackTags,
     });
 }

@@ -1,6 +1,7 @@
 /** What the container hands a backend module when it loads it. */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import type { AppStateTransition } from '../../../lib/specs/index.js';
+import type { FunctionConfig } from '../config.js';
 import type { DeploymentConfig } from '../deployment-config.js';
 
 /** Dependencies of a scheduler backend's factory. */
@@ -9,10 +10,8 @@ export interface BackendDeps {
   created<T extends object>(client: T): T;
   /** The process's one CloudWatch Logs client, created by `make` on first use. */
   logsClient(make: () => CloudWatchLogsClient): CloudWatchLogsClient;
-  /** Reads a required environment variable. */
-  requireEnv(name: string): string;
-  /** Reads a comma-separated environment variable. */
-  listEnv(name: string, fallback: string[]): string[];
+  /** The function's configuration, validated at cold start. */
+  config: FunctionConfig;
   /** The deployment's security settings (stack tag, SageMaker instance types). */
   deployment: DeploymentConfig;
   /** Local mode: where local scheduler state changes go. */

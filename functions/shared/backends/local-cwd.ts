@@ -8,7 +8,7 @@ import type { BackendDeps } from './deps.js';
 export function localCwdFactory(deps: BackendDeps): SchedulerFactory {
   return (ctx) =>
     createLocalCwdScheduler(ctx, {
-      dataDir: deps.requireEnv(ENV.localDataDir),
+      dataDir: deps.config.localDataDir ?? '',
       ...umaskOption(process.env[ENV.localReplicaUmask]),
       onStateChange: async ({ appId, ...transition }) => deps.emitLocalTransition(appId, transition),
     });

@@ -1,6 +1,11 @@
 import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
-import { errorResponse, statusForCode } from '../../../functions/shared/http-errors.js';
+import {
+  errorResponse,
+  HttpRequestError,
+  STATUS_BY_CODE,
+  statusForCode,
+} from '../../../functions/shared/http-errors.js';
 import { IdempotencyConflictError } from '../../../lib/runner/index.js';
 import {
   BackendAccessDeniedError,
@@ -130,5 +135,20 @@ describe('errorResponse', () => {
     expect(body.code).toBe(error.code);
     expect(body.message).toMatch(/\(request id req-8\)$/);
     expect(body.details).toBeUndefined();
+  });
+
+  it('maps every API error code to a status, and an unknown code does not compile', () => {
+    for (const [code, status] of Object.entries(STATUS_BY_CODE)) {
+      expect(status, code).toBeGreaterThanOrEqual(400);
+      expect(status, code).toBeLessThan(600);
+    }
+    // @ts-expect-error 'NoSuchCode' is not an ErrorCode: a typo is a type error, not a silent 400.
+    expect(statusForCode('NoSuchCode')).toBe(500);
+    // @ts-expect-error the HTTP layer raises only API error codes.
+    expect(new HttpRequestError('UsageError', 'm').code).toBe('UsageError');
+  });
+
+  it('answers a CLI-only code (which never reaches the API) with a 500', () => {
+    expect(statusForCode('UsageError')).toBe(500);
   });
 });

@@ -96,6 +96,32 @@ describe('RunOpts', () => {
       expect(out).not.toHaveProperty('metricDefinitions');
     });
 
+    it("casts TorchX's string forms (what -cfg gives) with each option's declared type", () => {
+      expect(
+        batchLikeOpts().resolve({
+          queue: 'q',
+          privileged: 'True',
+          priority: '5',
+          ratio: '0.5',
+          dependencies: 'a,b',
+          tags: 'team:ml;env:dev',
+        }),
+      ).toMatchObject({
+        queue: 'q',
+        privileged: true,
+        priority: 5,
+        ratio: 0.5,
+        dependencies: ['a', 'b'],
+        tags: { team: 'ml', env: 'dev' },
+      });
+    });
+
+    it('rejects a string form that does not cast, naming the option', () => {
+      expect(() => batchLikeOpts().resolve({ queue: 'q', priority: 'high' })).toThrow(
+        'Run option: priority, must be an integer (e.g. 5), but was: high',
+      );
+    });
+
     it('rejects an option given under both spellings with different values', () => {
       expect(() =>
         new RunOpts().add('share_id', { type: 'str', help: '' }).resolve({ share_id: 'a', shareId: 'b' }),

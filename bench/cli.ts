@@ -1,0 +1,126 @@
+/**
+ * `npm run bench:cli`: start-up and round trips of the `txs` command as installed (the prebuilt
+ * dist/cli/main.js, `npm run build` first), against bare Node.js and TorchX's own CLI, measured alternately
+ * in one run (each round runs every command once, so load changes hit all of them alike):
+ *
+ * - `node -e 0` · `txs --help` · `torchx --help`
+ * - `txs run --dryrun -s aws_batch -cfg queue=q dist.ddp -j 2x8 --script train.py` against the local server
+ *   (started in this process) · `torchx run --dryrun -s aws_batch -cfg queue=q dist.ddp …` (TorchX 0.8.0dev0,
+ *   the last one with aws_batch, from ../shared/vendor; see its README)
+ *
+ * Also counts the HTTP requests one `txs run --dryrun -cfg …` makes. Prints medians and writes
+ * bench/results/cli.json. Usage: `npm run bench:cli [-- --rounds=15]`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
+const VENDOR =
+  process.env.TXS_VENDOR_DIR ??
+  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
+  join(ROOT, '../shared/vendor');
+const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 15);
+const DDP = ['-s', 'aws_batch', '-cfg', 'queue=q', 'dist.ddp', '-j', '2x8', '--script', 'train.py'];
+
+if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
+  console.error('dist/cli/main.js is missing: run `npm run build` first');
+  process.exit(1);
+}
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const work = mkdtempSync(join(tmpdir(), 'txs-bench-cli-'));
+const { startLocalServer } = await import('../lib/local/server.js');
+const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, reconcileEveryMs: 0 });
+// A counting pass-through in front of the server: how many requests one `txs run` makes.
+let requests = 0;
+const target = new URL(server.url);
+const proxy = createServer((req, res) => {
+  requests++;
+  const forward = request(
+    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+    (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  req.pipe(forward);
+});
+await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+const txsEnv = { ...process.env, TXS_PREBUILT: '1', TXS_ENDPOINT: proxyUrl, TXS_CONFIG: '/dev/null' };
+const torchxEnv = {
+  ...process.env,
+  PYTHONPATH: `${join(VENDOR, 'torchx-b72ba03')}:${join(VENDOR, 'docstring_parser')}`,
+  AWS_DEFAULT_REGION: 'us-east-1',
+  PYTHONWARNINGS: 'ignore',
+};
+const torchx = ['/usr/bin/python3', ['-m', 'torchx.cli.main']] as const;
+const txs = [process.execPath, [join(ROOT, 'bin/txs.js')]] as const;
+
+const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.ProcessEnv }> = {
+  'node -e 0': { file: process.execPath, args: ['-e', '0'], env: process.env },
+  'txs --help': { file: txs[0], args: [...txs[1], '--help'], env: txsEnv },
+  'torchx --help': { file: torchx[0], args: [...torchx[1], '--help'], env: torchxEnv },
+  'txs run --dryrun (local server)': {
+    file: txs[0],
+    args: [...txs[1], 'run', '--dryrun', ...DDP],
+    env: txsEnv,
+  },
+  'torchx run --dryrun': {
+    file: torchx[0],
+    args: [...torchx[1], 'run', '--workspace', '', '--dryrun', ...DDP],
+    env: torchxEnv,
+  },
+};
+
+function time(name: string): Promise<number> {
+  const { file, args, env } = COMMANDS[name] ?? { file: '', args: [], env: {} };
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env, cwd: work, maxBuffer: 1 << 24 }, (error) => {
+      if (error) reject(new Error(`${name} failed: ${error.message}`));
+      else resolve(performance.now() - started);
+    });
+  });
+}
+
+const samples: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, []]));
+requests = 0;
+await time('txs run --dryrun (local server)');
+const requestsPerRun = requests;
+for (let round = 0; round < ROUNDS; round++) {
+  for (const name of Object.keys(COMMANDS)) samples[name]?.push(await time(name));
+  process.stderr.write(`\rround ${round + 1}/${ROUNDS}`);
+}
+process.stderr.write('\n');
+proxy.close();
+await server.close();
+rmSync(work, { recursive: true, force: true });
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? Number.NaN;
+};
+const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
+const ratio = (a: string, b: string) => Math.round(((medians[a] ?? 0) / (medians[b] ?? 1)) * 100) / 100;
+const result = {
+  generatedAt: new Date().toISOString(),
+  rounds: ROUNDS,
+  medianMs: medians,
+  helpOverBareNode: ratio('txs --help', 'node -e 0'),
+  helpOverTorchx: ratio('txs --help', 'torchx --help'),
+  dryrunOverTorchx: ratio('txs run --dryrun (local server)', 'torchx run --dryrun'),
+  httpRequestsPerTxsRunWithCfg: requestsPerRun,
+};
+console.table(medians);
+console.log(JSON.stringify(result, null, 2));
+writeFileSync(join(ROOT, 'bench/results/cli.json'), `${JSON.stringify(result, null, 2)}\n`);

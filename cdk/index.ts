@@ -1,0 +1,20 @@
+/**
+ * `torchx-serverless/cdk`: the control plane as a construct (and as a stack) for other CDK apps. The
+ * functions ship prebuilt in the package, so synthesizing needs no esbuild and no sources.
+ *
+ * @module
+ */
+export {
+  HandlerFunction,
+  type HandlerFunctionProps,
+  LAMBDA_BUNDLING,
+} from './constructs/handler-function.js';
+export {
+  DEFAULT_JOB_LOG_GROUPS,
+  type DeployedScheduler,
+  type PropIssue,
+  TorchxServerless,
+  type TorchxServerlessProps,
+  TorchxServerlessPropsError,
+} from './constructs/torchx-serverless.js';
+export { TorchxServerlessStack, type TorchxServerlessStackProps } from './stack.js';

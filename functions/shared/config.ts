@@ -1,0 +1,95 @@
+/**
+ * The functions' configuration: every environment variable of env-names.ts read and checked in one place,
+ * once per cold start (the container caches it). A bad value stops the function with a message naming the
+ * variable, the value and what it accepts, instead of falling back silently to a default.
+ */
+import { DEFAULT_SESSION } from '../../lib/specs/index.js';
+import { ENV } from './env-names.js';
+
+/** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
+export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
+
+/** Every scheduler a function can run. */
+export const KNOWN_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker', 'local_cwd'];
+
+/** Days finished records are kept when TXS_RETENTION_DAYS is not set. */
+export const DEFAULT_RETENTION_DAYS = 90;
+
+/** The validated configuration of a function. */
+export interface FunctionConfig {
+  readonly tableName: string;
+  readonly eventBusName?: string;
+  readonly schedulers: readonly string[];
+  readonly sessionName: string;
+  readonly batchQueues: readonly string[];
+  readonly dynamoDbEndpoint?: string;
+  readonly localDataDir?: string;
+  readonly retentionDays: number;
+}
+
+/**
+ * A deployment mistake (not the caller's): the API answers 500 with only the request id, and the function's
+ * log has this message.
+ */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+const SESSION = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const list = (raw: string | undefined): string[] | undefined =>
+  raw === undefined || raw.trim() === ''
+    ? undefined
+    : raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0);
+
+/**
+ * Reads and checks the configuration from `env`.
+ *
+ * @throws ConfigError naming every bad variable, its value and what it accepts.
+ */
+export function readFunctionConfig(env: Readonly<Record<string, string | undefined>>): FunctionConfig {
+  const problems: string[] = [];
+  const tableName = env[ENV.tableName];
+  if (!tableName) problems.push(`${ENV.tableName} is not set (the DynamoDB table of app records)`);
+
+  const schedulers = list(env[ENV.schedulers]) ?? [...DEFAULT_SCHEDULERS];
+  for (const name of schedulers)
+    if (!KNOWN_SCHEDULERS.includes(name))
+      problems.push(
+        `${ENV.schedulers} names an unknown scheduler '${name}'; use ${KNOWN_SCHEDULERS.join(', ')}`,
+      );
+
+  const sessionName = env[ENV.sessionName] || DEFAULT_SESSION;
+  if (!SESSION.test(sessionName))
+    problems.push(`${ENV.sessionName}='${sessionName}' must be 1 to 64 letters, digits, '_', '.' or '-'`);
+
+  const retentionRaw = env[ENV.retentionDays];
+  const retentionDays =
+    retentionRaw === undefined || retentionRaw === '' ? DEFAULT_RETENTION_DAYS : Number(retentionRaw);
+  if (!(Number.isInteger(retentionDays) && retentionDays > 0))
+    problems.push(`${ENV.retentionDays}='${retentionRaw}' must be a whole number of days, at least 1`);
+
+  const dynamoDbEndpoint = env[ENV.dynamoDbEndpoint] || undefined;
+  if (dynamoDbEndpoint !== undefined && !URL.canParse(dynamoDbEndpoint))
+    problems.push(`${ENV.dynamoDbEndpoint}='${dynamoDbEndpoint}' is not a URL (e.g. http://127.0.0.1:8000)`);
+
+  const localDataDir = env[ENV.localDataDir] || undefined;
+  if (schedulers.includes('local_cwd') && localDataDir === undefined)
+    problems.push(`${ENV.localDataDir} is not set; the local_cwd scheduler needs a data directory`);
+
+  if (problems.length > 0) throw new ConfigError(`Invalid function configuration: ${problems.join('; ')}`);
+  const eventBusName = env[ENV.eventBusName] || undefined;
+  return {
+    tableName: tableName ?? '',
+    schedulers,
+    sessionName,
+    batchQueues: list(env[ENV.batchQueues]) ?? [],
+    retentionDays,
+    ...(eventBusName === undefined ? {} : { eventBusName }),
+    ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
+    ...(localDataDir === undefined ? {} : { localDataDir }),
+  };
+}

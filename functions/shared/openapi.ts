@@ -1,0 +1,208 @@
+/**
+ * The OpenAPI 3.1 document of the HTTP API v1, generated from the zod schemas that validate requests
+ * (`lib/specs/schema.ts`) and describe responses (`lib/specs/api.ts`), with one operation per route of
+ * `functions/routes.ts`. Served at `GET /v1/openapi.json` and committed as `docs/openapi.json`
+ * (`npm run openapi` regenerates it; a test fails when it is stale).
+ */
+import * as z from 'zod/mini';
+import {
+  apiErrorSchema,
+  appActionResponseSchema,
+  appResponseSchema,
+  componentsResponseSchema,
+  dryRunResponseSchema,
+  listAppsResponseSchema,
+  logPageResponseSchema,
+  runRequestSchema,
+  runResponseSchema,
+  schedulersResponseSchema,
+} from '../../lib/specs/index.js';
+import { ROUTES } from '../routes.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** A query parameter: name, JSON Schema, and what it does. */
+type QueryParam = readonly [name: string, schema: JsonSchema, description: string];
+
+interface Operation {
+  readonly summary: string;
+  readonly body?: z.ZodMiniType;
+  readonly query?: readonly QueryParam[];
+  readonly headers?: readonly QueryParam[];
+  readonly status: number;
+  readonly response: z.ZodMiniType | 'openapi';
+}
+
+const str: JsonSchema = { type: 'string' };
+const int = (minimum: number, maximum: number): JsonSchema => ({ type: 'integer', minimum, maximum });
+const time: JsonSchema = { type: 'string', description: 'ISO-8601 time or epoch milliseconds' };
+
+/** Every operation, by route name. */
+const OPERATIONS: Readonly<Record<string, Operation>> = {
+  Schedulers: {
+    summary: 'The schedulers and their run options',
+    status: 200,
+    response: schedulersResponseSchema,
+  },
+  Components: {
+    summary: 'The builtin components and their arguments',
+    status: 200,
+    response: componentsResponseSchema,
+  },
+  Dryrun: {
+    summary: 'What a run would submit, without submitting or recording anything',
+    body: runRequestSchema,
+    status: 200,
+    response: dryRunResponseSchema,
+  },
+  Run: {
+    summary: 'Record and submit an app',
+    body: runRequestSchema,
+    headers: [
+      [
+        'Idempotency-Key',
+        { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
+        'retries with the same key return the first answer',
+      ],
+    ],
+    status: 201,
+    response: runResponseSchema,
+  },
+  List: {
+    summary: "The caller's apps, newest first",
+    query: [
+      ['scheduler', str, 'only apps of this scheduler'],
+      ['state', str, 'only apps in these states (comma-separated, e.g. RUNNING,PENDING)'],
+      ['session', str, 'only apps of this session'],
+      ['since', time, 'only apps created at or after this time'],
+      ['limit', int(1, 100), 'page size'],
+      ['nextToken', str, 'the nextToken of the previous page'],
+    ],
+    status: 200,
+    response: listAppsResponseSchema,
+  },
+  Status: {
+    summary: "An app's record and status",
+    query: [
+      [
+        'refresh',
+        { type: 'string', enum: ['true', 'false', '1', '0'] },
+        'ask the scheduler before answering',
+      ],
+    ],
+    status: 200,
+    response: appResponseSchema,
+  },
+  Delete: {
+    summary: 'Cancel an app if needed and delete its record',
+    status: 202,
+    response: appActionResponseSchema,
+  },
+  Cancel: { summary: 'Request cancellation of an app', status: 202, response: appActionResponseSchema },
+  Logs: {
+    summary: "One page of a replica's log lines",
+    query: [
+      ['role', str, 'role name (default: the first role)'],
+      ['replica', int(0, 100_000), 'replica id'],
+      ['regex', str, 'only lines matching this regular expression'],
+      ['since', time, 'only lines at or after this time'],
+      ['until', time, 'only lines before this time'],
+      ['streams', { type: 'string', enum: ['combined', 'stdout', 'stderr'] }, 'which output streams'],
+      ['limit', int(1, 10_000), 'page size (lines)'],
+      ['nextToken', str, 'the nextToken of the previous page'],
+    ],
+    status: 200,
+    response: logPageResponseSchema,
+  },
+  OpenApi: { summary: 'This document', status: 200, response: 'openapi' },
+};
+
+/** A zod schema as a JSON Schema (2020-12, the dialect of OpenAPI 3.1), without its `$schema` line. */
+function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, {
+    target: 'draft-2020-12',
+    io,
+    unrepresentable: 'any',
+  });
+  return rest;
+}
+
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+/** Builds the OpenAPI 3.1 document. @throws Error when a route of ROUTES has no operation here. */
+export function buildOpenApiDocument(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of ROUTES) {
+    const op = OPERATIONS[route.name];
+    if (op === undefined)
+      throw new Error(`functions/shared/openapi.ts: no operation for route ${route.name}`);
+    const parameters = [
+      ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+        name: m[1],
+        in: 'path',
+        required: true,
+        schema: str,
+      })),
+      ...(op.query ?? []).map(([name, schema, description]) => ({ name, in: 'query', description, schema })),
+      ...(op.headers ?? []).map(([name, schema, description]) => ({
+        name,
+        in: 'header',
+        description,
+        schema,
+      })),
+    ];
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {
+      operationId: route.name,
+      summary: op.summary,
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(op.body === undefined
+        ? {}
+        : { requestBody: { required: true, content: json(jsonSchema(op.body, 'input')) } }),
+      responses: {
+        [String(op.status)]: {
+          description: op.summary,
+          content: json(
+            op.response === 'openapi'
+              ? { type: 'object' }
+              : { $ref: `#/components/schemas/${route.name}Response` },
+          ),
+        },
+        default: {
+          description: 'An error: the code names it, the message says what to do, details name the fields',
+          content: json({ $ref: '#/components/schemas/ApiError' }),
+        },
+      },
+    };
+  }
+  const schemas: Record<string, JsonSchema> = { ApiError: jsonSchema(apiErrorSchema, 'output') };
+  for (const route of ROUTES) {
+    const response = OPERATIONS[route.name]?.response;
+    if (response !== undefined && response !== 'openapi')
+      schemas[`${route.name}Response`] = jsonSchema(response, 'output');
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'torchx-serverless',
+      version: 'v1',
+      description:
+        'Run, watch and manage TorchX-style training jobs on AWS Batch and SageMaker. Every request is ' +
+        'SigV4-signed for execute-api (IAM authorization) on the deployed API; local mode needs no signing.',
+    },
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    security: [{ sigv4: [] }],
+    paths,
+    components: {
+      schemas,
+      securitySchemes: {
+        sigv4: {
+          type: 'apiKey',
+          name: 'Authorization',
+          in: 'header',
+          description: 'AWS Signature Version 4 for the execute-api service (IAM authorization)',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,235 @@
+/**
+ * The HTTP API v1 response bodies as zod schemas: the one definition the OpenAPI document
+ * (`docs/openapi.json`, `GET /v1/openapi.json`) is generated from and the CLI's client types are inferred
+ * from. Request bodies are validated by the schemas of `schema.ts`.
+ *
+ * @module
+ */
+import * as z from 'zod/mini';
+import type { AppDef } from './app-def.js';
+import { APP_STATES, type AppState } from './app-state.js';
+import type { Cfg, RunOptDescription } from './run-opts.js';
+import { appDefSchema, cfgSchema } from './schema.js';
+import type { AppStatusData } from './status.js';
+
+const appState = z.enum(APP_STATES as [AppState, ...AppState[]]);
+/** Times travel as ISO-8601 strings (epoch milliseconds are accepted from older servers). */
+const time = z.union([z.string(), z.number()]);
+const handleFields = {
+  handle: z.string(),
+  scheduler: z.string(),
+  session: z.string(),
+  appId: z.string(),
+};
+
+/** What a scheduler supports (`GET /v1/schedulers`). */
+export const schedulerCapabilitiesSchema = z.object({
+  cancel: z.boolean(),
+  logs: z.boolean(),
+  describe: z.string(),
+  distributed: z.boolean(),
+  mounts: z.boolean(),
+  retries: z.boolean(),
+  elasticity: z.boolean(),
+});
+
+const cfgValueTypes = [
+  'str',
+  'int',
+  'float',
+  'bool',
+  'list[str]',
+  'dict[str,str]',
+  'list[dict[str,str]]',
+] as const;
+
+/** One run option of a scheduler. */
+export const runOptSchema = z.object({
+  name: z.string(),
+  type: z.enum(cfgValueTypes),
+  default: z.nullable(z.unknown()),
+  required: z.boolean(),
+  help: z.string(),
+  aliases: z.array(z.string()),
+});
+
+/** `GET /v1/schedulers` → 200. */
+export const schedulersResponseSchema = z.object({
+  schedulers: z.array(
+    z.object({
+      name: z.string(),
+      capabilities: z.optional(z.partial(schedulerCapabilitiesSchema)),
+      runOpts: z.array(runOptSchema),
+    }),
+  ),
+});
+
+/** One builtin component of `GET /v1/components`. */
+export const componentDescriptionSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  args: z.array(
+    z.object({
+      name: z.string(),
+      flags: z.array(z.string()),
+      type: z.string(),
+      default: z.unknown(),
+      required: z.boolean(),
+      help: z.string(),
+    }),
+  ),
+  varargs: z.optional(z.object({ name: z.string(), help: z.string() })),
+});
+
+/** `GET /v1/components` → 200. */
+export const componentsResponseSchema = z.object({ components: z.array(componentDescriptionSchema) });
+
+/** `POST /v1/dryrun` → 200. */
+export const dryRunResponseSchema = z.object({
+  scheduler: z.string(),
+  app: appDefSchema,
+  cfg: cfgSchema,
+  request: z.unknown(),
+  text: z.optional(z.string()),
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings: z.optional(z.array(z.string())),
+});
+
+/** `POST /v1/apps` → 201. */
+export const runResponseSchema = z.object({
+  ...handleFields,
+  state: appState,
+  /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
+  warnings: z.optional(z.array(z.string())),
+});
+
+/** One app of `GET /v1/apps`. */
+export const appSummarySchema = z.object({
+  ...handleFields,
+  name: z.string(),
+  owner: z.optional(z.string()),
+  state: appState,
+  reason: z.optional(z.string()),
+  createdAt: time,
+  updatedAt: z.optional(time),
+});
+
+/** `GET /v1/apps` → 200. */
+export const listAppsResponseSchema = z.object({
+  apps: z.array(appSummarySchema),
+  nextToken: z.optional(z.string()),
+});
+
+/** One accepted state change of an app. */
+export const historyEntrySchema = z.object({
+  from: appState,
+  to: appState,
+  time,
+  source: z.optional(z.string()),
+  reason: z.optional(z.string()),
+});
+
+/** TorchX's AppStatus as plain data. */
+export const appStatusSchema = z.object({
+  state: appState,
+  numRestarts: z.number(),
+  msg: z.string(),
+  structuredErrorMsg: z.string(),
+  uiUrl: z.optional(z.string()),
+  roles: z.array(
+    z.object({
+      role: z.string(),
+      replicas: z.array(
+        z.object({
+          id: z.number(),
+          state: appState,
+          role: z.string(),
+          hostname: z.string(),
+          structuredErrorMsg: z.string(),
+          exitCode: z.optional(z.number()),
+          reason: z.optional(z.string()),
+        }),
+      ),
+    }),
+  ),
+});
+
+/** `GET /v1/apps/{scheduler}/{appId}` → 200. */
+export const appResponseSchema = z.object({
+  ...handleFields,
+  name: z.string(),
+  owner: z.optional(z.string()),
+  createdAt: time,
+  updatedAt: z.optional(time),
+  status: appStatusSchema,
+  app: appDefSchema,
+  cfg: z.optional(cfgSchema),
+  history: z.optional(z.array(historyEntrySchema)),
+  /** History entries left out between the first and the newest ones (records are bounded). */
+  historyElided: z.optional(z.number()),
+  cancelRequestedAt: z.optional(time),
+});
+
+/** `POST …/cancel` and `DELETE …` → 202. */
+export const appActionResponseSchema = z.object({
+  ...handleFields,
+  state: appState,
+  /** Cancel only: when a cancel was first requested; absent when the app had finished before any. */
+  cancelRequestedAt: z.optional(time),
+});
+
+/** `GET …/logs` → 200. */
+export const logPageResponseSchema = z.object({
+  lines: z.array(z.string()),
+  nextToken: z.optional(z.string()),
+  caughtUp: z.optional(z.boolean()),
+});
+
+/** The body of every 4xx/5xx answer of the API. */
+export const apiErrorSchema = z.object({
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    details: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
+    requestId: z.optional(z.string()),
+    /** `SubmissionOutcomeUnknown`: the app whose submission may or may not have been accepted. */
+    handle: z.optional(z.string()),
+  }),
+});
+
+/** A response type inferred from its schema, with the domain types where the wire form has more detail. */
+type Wire<S extends z.ZodMiniType> = z.infer<S>;
+
+/** What a scheduler supports. */
+export type SchedulerCapabilities = Wire<typeof schedulerCapabilitiesSchema>;
+/** One scheduler of `GET /v1/schedulers`. */
+export type SchedulerInfo = Omit<Wire<typeof schedulersResponseSchema>['schedulers'][number], 'runOpts'> & {
+  runOpts: RunOptDescription[];
+};
+/** `GET /v1/components` → 200. */
+export type ComponentsResponse = Wire<typeof componentsResponseSchema>;
+/** `POST /v1/dryrun` → 200. */
+export type DryRunResponse = Omit<Wire<typeof dryRunResponseSchema>, 'app' | 'cfg'> & {
+  app: AppDef;
+  cfg: Cfg;
+};
+/** `POST /v1/apps` → 201. */
+export type RunResponse = Wire<typeof runResponseSchema>;
+/** One app of `GET /v1/apps`. */
+export type AppSummary = Wire<typeof appSummarySchema>;
+/** `GET /v1/apps` → 200. */
+export type ListAppsResponse = Wire<typeof listAppsResponseSchema>;
+/** One accepted state change. */
+export type HistoryEntryData = Wire<typeof historyEntrySchema>;
+/** `GET /v1/apps/{scheduler}/{appId}` → 200. */
+export type AppResponse = Omit<Wire<typeof appResponseSchema>, 'app' | 'cfg' | 'status'> & {
+  app: AppDef;
+  cfg?: Cfg;
+  status: AppStatusData;
+};
+/** `POST …/cancel` and `DELETE …` → 202. */
+export type AppActionResponse = Wire<typeof appActionResponseSchema>;
+/** `GET …/logs` → 200. */
+export type LogPageResponse = Wire<typeof logPageResponseSchema>;
+/** The error body of every 4xx/5xx answer of the API. */
+export type ApiErrorBody = Wire<typeof apiErrorSchema>;

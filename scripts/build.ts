@@ -1,0 +1,67 @@
+/**
+ * `npm run build` (and `prepack`): builds the package into `dist/`.
+ *
+ * - `dist/cdk`, `dist/lib/specs`, `dist/lib/cli` (+ what they import): JavaScript and `.d.ts` from
+ *   `tsc -p tsconfig.build.json`, the targets of the `exports` map (`./cdk`, `./client`, `./specs`).
+ * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander and zod inside; the SigV4
+ *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent.
+ * - `dist/lambda/<name>/index.mjs`: one bundle per function of functions/routes.ts `FUNCTIONS`, with the
+ *   stack's esbuild options; the construct deploys these instead of bundling at synth time.
+ *
+ * Usage: `npm run build` (from a clone, after `npm ci`).
+ */
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
+import { FUNCTIONS } from '../functions/routes.js';
+import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+
+const started = performance.now();
+rmSync(DIST, { recursive: true, force: true });
+
+// The library entry points, with types.
+execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
+
+// The CLI: one file to load (no TypeScript, no resolution of hundreds of modules at start).
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: { main: 'lib/cli/main.ts' },
+  outdir: join(DIST, 'cli'),
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  banner: { js: LAMBDA_BUNDLE_OPTIONS.banner?.js ?? '' },
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'error',
+});
+
+// One bundle per function, exactly as the stack would bundle it.
+await Promise.all(
+  FUNCTIONS.map((fn) =>
+    build({
+      ...LAMBDA_BUNDLE_OPTIONS,
+      absWorkingDir: ROOT,
+      entryPoints: [join(ROOT, fn.entry)],
+      outfile: join(DIST, PREBUILT_DIR_NAME, fn.name, 'index.mjs'),
+    }),
+  ),
+);
+
+console.log(
+  `built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s: cdk, specs, client (.js + .d.ts), ` +
+    `cli/main.js, ${FUNCTIONS.length} function bundles in dist/${PREBUILT_DIR_NAME}/`,
+);

@@ -1,0 +1,91 @@
+import { describe, expect, it, vi } from 'vitest';
+import { ConfigError, DEFAULT_RETENTION_DAYS, readFunctionConfig } from '../../../functions/shared/config.js';
+import { ENV } from '../../../functions/shared/env-names.js';
+
+const BASE = { [ENV.tableName]: 'apps' };
+
+describe('readFunctionConfig', () => {
+  it('reads the deployed defaults from a minimal environment', () => {
+    expect(readFunctionConfig(BASE)).toEqual({
+      tableName: 'apps',
+      schedulers: ['aws_batch', 'aws_sagemaker'],
+      sessionName: 'torchx',
+      batchQueues: [],
+      retentionDays: DEFAULT_RETENTION_DAYS,
+    });
+  });
+
+  it('reads every variable', () => {
+    expect(
+      readFunctionConfig({
+        ...BASE,
+        [ENV.eventBusName]: 'bus',
+        [ENV.schedulers]: 'aws_batch, local_cwd',
+        [ENV.sessionName]: 'team-a',
+        [ENV.batchQueues]: 'gpu,cpu',
+        [ENV.retentionDays]: '30',
+        [ENV.dynamoDbEndpoint]: 'http://127.0.0.1:8000',
+        [ENV.localDataDir]: '/tmp/txs',
+      }),
+    ).toEqual({
+      tableName: 'apps',
+      eventBusName: 'bus',
+      schedulers: ['aws_batch', 'local_cwd'],
+      sessionName: 'team-a',
+      batchQueues: ['gpu', 'cpu'],
+      retentionDays: 30,
+      dynamoDbEndpoint: 'http://127.0.0.1:8000',
+      localDataDir: '/tmp/txs',
+    });
+  });
+
+  it('names every bad variable, its value and what it accepts, instead of falling back', () => {
+    const read = () =>
+      readFunctionConfig({
+        [ENV.retentionDays]: 'ninety',
+        [ENV.schedulers]: 'aws_batch,slurm',
+        [ENV.sessionName]: 'has space',
+        [ENV.dynamoDbEndpoint]: 'not a url',
+      });
+    expect(read).toThrow(ConfigError);
+    const message = (() => {
+      try {
+        read();
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    })();
+    expect(message).toContain(`${ENV.tableName} is not set`);
+    expect(message).toContain(`${ENV.retentionDays}='ninety' must be a whole number of days`);
+    expect(message).toContain("unknown scheduler 'slurm'");
+    expect(message).toContain(`${ENV.sessionName}='has space'`);
+    expect(message).toContain(`${ENV.dynamoDbEndpoint}='not a url' is not a URL`);
+  });
+
+  it('rejects a zero or fractional retention and local_cwd without a data directory', () => {
+    expect(() => readFunctionConfig({ ...BASE, [ENV.retentionDays]: '0' })).toThrow(/TXS_RETENTION_DAYS='0'/);
+    expect(() => readFunctionConfig({ ...BASE, [ENV.retentionDays]: '1.5' })).toThrow(
+      /TXS_RETENTION_DAYS='1.5'/,
+    );
+    expect(() => readFunctionConfig({ ...BASE, [ENV.schedulers]: 'local_cwd' })).toThrow(
+      /TXS_LOCAL_DATA_DIR/,
+    );
+  });
+});
+
+describe('event and reconciler handlers', () => {
+  it('flush their metrics even when the invocation fails (a bad configuration here)', async () => {
+    vi.stubEnv(ENV.tableName, '');
+    const { metrics } = await import('../../../functions/shared/powertools.js');
+    const { configureClients } = await import('../../../functions/shared/container.js');
+    configureClients(undefined);
+    const flush = vi.spyOn(metrics, 'publishStoredMetrics');
+    const { handler: reconcile } = await import('../../../functions/reconciler/handler.js');
+    await expect(reconcile({}, { awsRequestId: 'r1', functionName: 'Reconciler' } as never)).rejects.toThrow(
+      ConfigError,
+    );
+    expect(flush).toHaveBeenCalledTimes(1);
+    vi.unstubAllEnvs();
+  });
+});
