@@ -99,17 +99,22 @@ describe('LocalCwdScheduler with the caller’s cwd and env', () => {
     expect(() => h.scheduler.validate(app, { cwd: tmpdir(), env: { PATH: callerDir } })).not.toThrow();
   });
 
-  it('hides env values in run-option error messages', () => {
+  it.each([
+    // A string is cast like -cfg: the error names the option and shows only its value.
+    ['yes', false],
+    // A value of the wrong JSON type: the error shows the whole cfg, env by its names only.
+    [5, true],
+  ])('hides env values in run-option error messages (prepend_cwd: %s)', (value, showsCfg) => {
     try {
       h.scheduler.submitDryrun(shApp('bad', 'true'), {
         env: { AWS_SECRET_ACCESS_KEY: SECRET },
-        prepend_cwd: 'yes',
+        prepend_cwd: value,
       });
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(InvalidRunConfigError);
       expect((e as Error).message).toContain('prepend_cwd');
-      expect((e as Error).message).toContain('AWS_SECRET_ACCESS_KEY');
+      if (showsCfg) expect((e as Error).message).toContain('AWS_SECRET_ACCESS_KEY');
       expect((e as Error).message).not.toContain(SECRET);
     }
   });
