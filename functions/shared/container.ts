@@ -29,6 +29,7 @@ import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { eventBridgePublisher } from './backends/event-bridge.js';
 import { localCwdFactory } from './backends/local-cwd.js';
+import { slurmFactory } from './backends/slurm.js';
 import { ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
@@ -159,6 +160,7 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
   aws_batch: awsBatchFactory,
   aws_sagemaker: awsSageMakerFactory,
   local_cwd: localCwdFactory,
+  slurm: () => slurmFactory(),
 };
 
 function build(): Runner {

@@ -169,7 +169,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
-  process.env[ENV.schedulers] = (options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker']).join(',');
+  process.env[ENV.schedulers] = (
+    options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker', 'slurm']
+  ).join(',');
   process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
