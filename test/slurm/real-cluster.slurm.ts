@@ -9,10 +9,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import { ExitCode, main } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { BackendAccessDeniedError } from '../../lib/schedulers/errors.js';
 import { SlurmRestClient, signSlurmJwt } from '../../lib/schedulers/slurm/index.js';
+import { memoryIO } from '../unit/cli/helpers.js';
 import { removeCluster, type SlurmCluster, scontrolToken, startCluster } from './cluster.js';
 
 let cluster: SlurmCluster;
@@ -86,27 +87,15 @@ async function logs(appId: string, role: string, replica: number, streams = 'std
   return body.lines as string[];
 }
 
-/** Runs txs in-process against the local server. */
+/** Runs txs in-process against the local server (no `--wait`: the suite polls itself, in real time). */
 async function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIO = {
-    stdout: { write: (t) => void (out += t), isTTY: false },
-    stderr: { write: (t) => void (err += t), isTTY: false },
+  const io = memoryIO({
     env: { TXS_ENDPOINT: server.url, TXS_USER: 'slurm-e2e' },
     cwd: cluster.dir,
-    homeDir: cluster.dir,
-    readFile: async () => {
-      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
-    },
-    readStdin: async () => '',
-    now: () => Date.now(),
-    sleep: async (ms, signal) => {
-      await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
-    },
-    onInterrupt: () => () => undefined,
-  };
-  return { code: await main(args, io), out, err };
+    home: cluster.dir,
+  });
+  const code = await main(args, io);
+  return { code, out: io.out(), err: io.errText() };
 }
 
 function role(name: string, replicas: number, command: string, cpu = 1) {
