@@ -124,6 +124,11 @@ export async function startCluster(): Promise<SlurmCluster> {
         'slurm-wlm-jwt-plugin munge (.ci/run does this)',
     );
   }
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      'the Slurm test suite runs slurmctld and slurmd, which must run as root (run it as root or in CI)',
+    );
+  }
   const dir = await mkdtemp(join(tmpdir(), 'txs-slurm-'));
   await chmod(dir, 0o755);
   const mungeDir = join(dir, 'munge');
