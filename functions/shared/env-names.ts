@@ -29,6 +29,8 @@ export const ENV = {
   slurmJwtKeyFile: 'TXS_SLURM_JWT_KEY_FILE',
   /** slurm: the cluster's JWT key, base64 (the deployed stack fills it from a secret). */
   slurmJwtKey: 'TXS_SLURM_JWT_KEY',
+  /** slurm: a Secrets Manager secret holding the JWT key (base64 SecretString or SecretBinary); the stack's way. */
+  slurmJwtKeySecretArn: 'TXS_SLURM_JWT_KEY_SECRET_ARN',
   /** slurm: the working directory of jobs without `job_dir` (default /tmp, on the cluster). */
   slurmWorkDir: 'TXS_SLURM_WORKDIR',
   /** slurm: where this server sees the cluster's shared filesystem, to read job output files (default /). */

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
 import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../../lib/schedulers/slurm/index.js';
 import { ENV } from '../env-names.js';
+import { readSecretBytes } from './secret.js';
 
 /** The slurmrestd client's authentication from the environment: a token, or the cluster's JWT key file. */
 export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined {
@@ -15,6 +16,9 @@ export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined 
   if (keyFile) return { jwtKey: readFileSync(keyFile) };
   const key = env[ENV.slurmJwtKey];
   if (key) return { jwtKey: Buffer.from(key, 'base64') };
+  const secretArn = env[ENV.slurmJwtKeySecretArn];
+  // read on the first call that needs a token (once per cold start)
+  if (secretArn) return { jwtKey: () => readSecretBytes(secretArn) };
   return undefined;
 }
 

@@ -23,8 +23,11 @@ export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 export type SlurmAuth =
   /** A token issued by the cluster (`scontrol token`), sent as is. */
   | { token: string }
-  /** The cluster's JWT key (`AuthAltParameters=jwt_key=…`): the client signs short-lived tokens itself. */
-  | { jwtKey: Buffer; lifespanSeconds?: number };
+  /**
+   * The cluster's JWT key (`AuthAltParameters=jwt_key=…`), or a loader of it (e.g. from a secret; called once):
+   * the client signs short-lived tokens itself.
+   */
+  | { jwtKey: Buffer | (() => Promise<Buffer>); lifespanSeconds?: number };
 
 /** Construction options of {@link SlurmRestClient}. */
 export interface SlurmRestClientOptions {
@@ -106,11 +109,21 @@ export class SlurmRestClient {
     return this.options.user;
   }
 
-  private token(): string {
+  private key: Promise<Buffer> | undefined;
+
+  private async token(): Promise<string> {
     const { auth } = this.options;
     if ('token' in auth) return auth.token;
-    // a fresh short-lived token per call: nothing to cache, nothing to expire mid-session
-    return signSlurmJwt(auth.jwtKey, this.options.user, this.now(), auth.lifespanSeconds ?? 600);
+    const load = auth.jwtKey;
+    if (this.key === undefined) {
+      this.key = Buffer.isBuffer(load) ? Promise.resolve(load) : load();
+      // a failed load is tried again on the next call
+      this.key.catch(() => {
+        this.key = undefined;
+      });
+    }
+    // a fresh short-lived token per call: nothing to expire mid-session
+    return signSlurmJwt(await this.key, this.options.user, this.now(), auth.lifespanSeconds ?? 600);
   }
 
   private async call(
@@ -121,7 +134,7 @@ export class SlurmRestClient {
   ): Promise<{ status: number; json: Record<string, unknown> }> {
     const headers: Record<string, string> = {
       'X-SLURM-USER-NAME': this.options.user,
-      'X-SLURM-USER-TOKEN': this.token(),
+      'X-SLURM-USER-TOKEN': await this.token(),
       Accept: 'application/json',
     };
     const init: RequestInit = { method, headers };
