@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { basename, join } from 'node:path';
+import { basename, isAbsolute, join, relative } from 'node:path';
 import {
   type AppDef,
   AppDryRunInfo,
@@ -21,7 +21,7 @@ import {
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
-import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
+import { NotSupportedError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
 import { type SlurmRestClient, slurmNotConfigured } from './client.js';
@@ -220,6 +220,12 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
     // a role name is part of a file name: never let one leave the job's directory
     if (basename(name) !== name) throw new UnknownRoleError(request.role, [...replicas.keys()]);
     const file = join(this.logRoot, cwd, name);
+    // the working directory is Slurm's; never read outside the log root, whatever it says
+    if (relative(this.logRoot, file).startsWith('..') || isAbsolute(relative(this.logRoot, file))) {
+      throw new NotSupportedError(
+        `slurm job ${found.jobId} runs outside the readable log root ${this.logRoot}`,
+      );
+    }
     const finished = isTerminal(appStateFromSlurm(leader?.job_state));
     const options: { nextToken?: string; limit?: number; finished: boolean } = { finished };
     if (request.nextToken !== undefined) options.nextToken = request.nextToken;

@@ -249,6 +249,13 @@ describe('SlurmScheduler logs', () => {
     await expect(scheduler.readLogs(APP_ID, { role: 'b', replica: 1 })).rejects.toBeInstanceOf(
       UnknownReplicaError,
     );
+    const outside = slurmScheduler({
+      logRoot: dir,
+      answers: () => ok(hetJob(APP_ID, { current_working_directory: '/../..' })),
+    });
+    await expect(outside.scheduler.readLogs(APP_ID, { role: 'b' })).rejects.toThrow(
+      /outside the readable log root/,
+    );
     const evil = withJob({ name: '../../etc/passwd-0' });
     await expect(evil.scheduler.readLogs(APP_ID, { role: '../../etc/passwd' })).rejects.toBeInstanceOf(
       UnknownRoleError,
