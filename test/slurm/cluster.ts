@@ -159,7 +159,8 @@ export async function startCluster(): Promise<SlurmCluster> {
       'SlurmUser=root',
       'SlurmdUser=root',
       'AuthType=auth/munge',
-      `AuthInfo=socket=${socket}`,
+      // cred_expire (120 s by default) is also how long a requeued job waits before it may start again
+      `AuthInfo=socket=${socket},cred_expire=10`,
       'AuthAltTypes=auth/jwt',
       `AuthAltParameters=jwt_key=${jwtKeyFile}`,
       `StateSaveLocation=${join(dir, 'state')}`,

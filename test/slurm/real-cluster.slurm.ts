@@ -179,6 +179,20 @@ describe('slurm on a real cluster', () => {
     expect(JSON.stringify(describe.body)).toContain('exit code 3');
   });
 
+  it('retries a failing job maxRetries times (TorchX requeues it from the script), then reports FAILED', async () => {
+    const app = {
+      name: 'retry',
+      roles: [{ ...role('flaky', 1, 'echo attempt $SLURM_RESTART_COUNT; exit 4'), maxRetries: 1 }],
+    };
+    const run = await call('POST', '/v1/apps', { scheduler: 'slurm', app });
+    const appId = String(run.body.appId);
+    const { status } = await waitFor(appId, terminal, 90_000);
+    expect(status.state).toBe('FAILED');
+    expect(status.roles[0]?.replicas[0]?.exitCode).toBe(4);
+    const detail = await call('GET', `/v1/apps/slurm/${appId}`);
+    expect((detail.body.status as { numRestarts: number }).numRestarts).toBe(1);
+  });
+
   it('runs a 2-node job: one replica per node', async () => {
     const run = await call('POST', '/v1/apps', {
       scheduler: 'slurm',
