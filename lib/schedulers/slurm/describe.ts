@@ -8,6 +8,7 @@
 import {
   type AppState,
   type DescribeAppResponse,
+  isTerminal,
   makeDescribeAppResponse,
   makeRole,
   NONE,
@@ -122,8 +123,13 @@ export function describeSlurmJob(appId: string, components: readonly SlurmJob[])
       working_directory: leader.current_working_directory ?? '',
     },
   });
-  const updated = Math.max(leader.end_time ?? 0, leader.start_time ?? 0, leader.submit_time ?? 0);
-  if (updated > 0) desc.updatedAt = updated * 1000;
+  // when the state last changed; a running or pending job's end_time is Slurm's forecast, not an event
+  const changed = isTerminal(state)
+    ? leader.end_time
+    : state === 'RUNNING'
+      ? leader.start_time
+      : leader.submit_time;
+  if (changed !== undefined && changed > 0) desc.updatedAt = changed * 1000;
   desc.attempt = leader.restart_cnt ?? 0;
   return desc;
 }

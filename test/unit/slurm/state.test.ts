@@ -109,5 +109,10 @@ describe('describeSlurmJob', () => {
     expect(running.state).toBe('RUNNING');
     expect(running.msg).toBe('slurm job 1: RUNNING');
     expect(running.rolesStatuses[0]?.replicas[0]?.exitCode).toBeUndefined();
+    // a running job's end_time is a forecast: the state changed when it started
+    const timed = { ...first, job_state: 'RUNNING', submit_time: 100, start_time: 200, end_time: 9_999 };
+    expect(describeSlurmJob('app', [timed]).updatedAt).toBe(200_000);
+    expect(describeSlurmJob('app', [{ ...timed, job_state: 'PENDING' }]).updatedAt).toBe(100_000);
+    expect(describeSlurmJob('app', [{ ...timed, job_state: 'COMPLETED' }]).updatedAt).toBe(9_999_000);
   });
 });
