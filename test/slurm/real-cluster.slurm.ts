@@ -147,6 +147,13 @@ describe('slurm on a real cluster', () => {
     const handle = run.out.trim();
     expect(handle).toMatch(/^slurm:\/\/torchx\/echo-\w+$/);
     const appId = handle.slice('slurm://torchx/'.length);
+    // `txs status --refresh` asks the cluster through the server
+    let shown = '';
+    for (let i = 0; i < 240 && !shown.includes('State: SUCCEEDED'); i++) {
+      shown = (await txs('status', handle, '--refresh')).out;
+      if (!shown.includes('State: SUCCEEDED')) await delay(250);
+    }
+    expect(shown).toContain('State: SUCCEEDED');
     const { status, seen } = await waitFor(appId, terminal);
     expect(status.state).toBe('SUCCEEDED');
     expect(seen.at(-1)).toBe('SUCCEEDED');
