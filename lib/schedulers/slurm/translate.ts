@@ -304,6 +304,15 @@ export function translateSlurm(app: AppDef, cfg: SlurmOpts, context: SlurmTransl
     cmd.push(`--${key}=${value}`);
     jobOpts.push([key, value]);
   }
+  for (const [key, value] of Object.entries(cfg)) {
+    // a line break would end the `#SBATCH` line and start a shell line of the script
+    if (typeof value === 'string' && /[\x00-\x1f\x7f]/.test(value)) {
+      throw ValidationError.forField(
+        `cfg.${key}`,
+        'must not contain line breaks or other control characters',
+      );
+    }
+  }
   if (cfg.job_dir !== null && (!cfg.job_dir.startsWith('/') || cfg.job_dir.split('/').includes('..'))) {
     throw ValidationError.forField(
       'cfg.job_dir',
