@@ -306,7 +306,7 @@ export function translateSlurm(app: AppDef, cfg: SlurmOpts, context: SlurmTransl
   }
   for (const [key, value] of Object.entries(cfg)) {
     // a line break would end the `#SBATCH` line and start a shell line of the script
-    if (typeof value === 'string' && /[\x00-\x1f\x7f]/.test(value)) {
+    if (typeof value === 'string' && /\p{Cc}/u.test(value)) {
       throw ValidationError.forField(
         `cfg.${key}`,
         'must not contain line breaks or other control characters',
