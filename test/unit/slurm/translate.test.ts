@@ -145,6 +145,20 @@ describe('SlurmScheduler translation to slurmrestd', () => {
     );
   });
 
+  it('refuses option values with line breaks, which would inject lines into the script', () => {
+    expect(() => dryrun(undefined, { partition: 'debug\nrm -rf ~' })).toThrow(/cfg\.partition/);
+    expect(() => dryrun(undefined, { comment: 'a\rb' })).toThrow(/cfg\.comment/);
+  });
+
+  it('refuses a relative job_dir or one with .. segments, naming cfg.job_dir', () => {
+    for (const jobDir of ['jobs/run1', '/shared/../etc', '..']) {
+      expect(() => dryrun(undefined, { job_dir: jobDir })).toThrow(/cfg\.job_dir/);
+    }
+    expect(
+      dryrun(undefined, { job_dir: '/shared/run..1' }).slurmrestd.body.job?.current_working_directory,
+    ).toBe('/shared/run..1');
+  });
+
   it('keeps app names that are not wckey-safe out of the app id', () => {
     const app = makeAppDef({
       name: 'my app/v1',
