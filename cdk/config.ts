@@ -17,7 +17,7 @@ export const CONTEXT_KEYS = {
   batchJobRoleArns: 'IAM roles Batch job definitions may name (job and execution roles), comma-separated',
   sageMakerExecutionRoleArns: 'IAM roles SageMaker training jobs may run as, comma-separated',
   jobLogGroupNames: 'Log groups the logs route may read, comma-separated',
-  schedulers: 'aws_batch and/or aws_sagemaker, comma-separated',
+  schedulers: 'aws_batch, aws_sagemaker and/or slurm, comma-separated',
   tableRemovalPolicy: 'retain (default) or destroy',
   recordRetentionDays: 'Days to keep finished app records',
   sessionName: 'Default session of new app handles',

@@ -24,7 +24,7 @@ import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } fro
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Grant, type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFn } from 'aws-cdk-lib/aws-lambda';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -51,7 +51,19 @@ import {
 } from './security.js';
 
 /** The schedulers the deployed functions can run jobs on. */
-export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker';
+export type DeployedScheduler = 'aws_batch' | 'aws_sagemaker' | 'slurm';
+
+/** Where the deployed `slurm` scheduler submits (see docs/schedulers/slurm.md). */
+export interface SlurmClusterProps {
+  /** slurmrestd's base URL, e.g. `http://10.0.0.10:6820` (reaching it needs the functions in the cluster's VPC). */
+  readonly restUrl: string;
+  /** The Slurm user jobs are submitted as. */
+  readonly user: string;
+  /** Secrets Manager secret holding the cluster's JWT key (base64 SecretString, or SecretBinary). */
+  readonly jwtKeySecretArn: string;
+  /** Working directory of jobs without `job_dir`, on the cluster. @default '/tmp' */
+  readonly workDir?: string;
+}
 
 /** The job log groups read by default: AWS Batch's and SageMaker training's. */
 export const DEFAULT_JOB_LOG_GROUPS: readonly string[] = ['/aws/batch/job', '/aws/sagemaker/TrainingJobs'];
@@ -73,6 +85,8 @@ export interface TorchxServerlessProps extends SecurityProps {
    * @default ['aws_batch', 'aws_sagemaker'] with batchJobQueues, ['aws_sagemaker'] without
    */
   readonly schedulers?: readonly DeployedScheduler[];
+  /** The Slurm cluster of the `slurm` scheduler; required when `schedulers` names `slurm`. */
+  readonly slurm?: SlurmClusterProps;
   /**
    * AWS Batch job queues (names or ARNs) jobs may be submitted to. SubmitJob is allowed on exactly these, the
    * state-change rule only matches their jobs, and the functions list them (`TXS_BATCH_QUEUES`). Required for
@@ -276,6 +290,13 @@ export class TorchxServerless extends Construct {
       environment[ENV.retentionDays] = String(props.recordRetentionDays);
     // ---- security settings (cdk/constructs/security.ts, docs/security.md)
     Object.assign(environment, securityEnvironment(props, stack.stackName));
+    const slurm = schedulers.includes('slurm') ? props.slurm : undefined;
+    if (slurm !== undefined) {
+      environment[ENV.slurmUrl] = slurm.restUrl;
+      environment[ENV.slurmUser] = slurm.user;
+      environment[ENV.slurmJwtKeySecretArn] = slurm.jwtKeySecretArn;
+      if (slurm.workDir !== undefined) environment[ENV.slurmWorkDir] = slurm.workDir;
+    }
 
     const targets: AccessTargets = {
       table: this.table,
@@ -331,6 +352,15 @@ export class TorchxServerless extends Construct {
         ROUTES.some((route) => route.name === name),
         props.reservedConcurrency,
       );
+      // functions that call schedulers (they describe Batch jobs) read the Slurm key, on exactly its secret
+      if (slurm !== undefined && FUNCTION_ACCESS[name]?.batch !== undefined) {
+        handler.role.addToPrincipalPolicy(
+          new PolicyStatement({
+            actions: ['secretsmanager:GetSecretValue'],
+            resources: [slurm.jwtKeySecretArn],
+          }),
+        );
+      }
       acknowledgeFunctionFindings(handler);
       functions[name] = handler.function;
       return handler.invokable;
@@ -692,13 +722,34 @@ export function validateProps(props: TorchxServerlessProps): void {
   if (props.schedulers?.length === 0)
     issues.push({
       path: 'schedulers',
-      message: "is empty; name at least one of 'aws_batch', 'aws_sagemaker'",
+      message: "is empty; name at least one of 'aws_batch', 'aws_sagemaker', 'slurm'",
     });
   for (const [i, scheduler] of (props.schedulers ?? []).entries()) {
-    if (scheduler !== 'aws_batch' && scheduler !== 'aws_sagemaker')
+    if (scheduler !== 'aws_batch' && scheduler !== 'aws_sagemaker' && scheduler !== 'slurm')
       issues.push({
         path: `schedulers.${i}`,
-        message: `'${scheduler}' is not one of 'aws_batch', 'aws_sagemaker'`,
+        message: `'${scheduler}' is not one of 'aws_batch', 'aws_sagemaker', 'slurm'`,
+      });
+  }
+  if (props.schedulers?.includes('slurm') && props.slurm === undefined)
+    issues.push({
+      path: 'slurm',
+      message: "is required when schedulers names 'slurm' (restUrl, user, jwtKeySecretArn)",
+    });
+  if (props.slurm !== undefined) {
+    const { restUrl, jwtKeySecretArn } = props.slurm;
+    if (!Token.isUnresolved(restUrl) && !/^https?:\/\/[^\s/]+/.test(restUrl))
+      issues.push({
+        path: 'slurm.restUrl',
+        message: `'${restUrl}' is not an http(s) URL such as http://10.0.0.10:6820`,
+      });
+    if (
+      !Token.isUnresolved(jwtKeySecretArn) &&
+      !/^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:.+$/.test(jwtKeySecretArn)
+    )
+      issues.push({
+        path: 'slurm.jwtKeySecretArn',
+        message: `'${jwtKeySecretArn}' is not a Secrets Manager secret ARN (arn:aws:secretsmanager:<region>:<account>:secret:<name>)`,
       });
   }
   for (const [name, value] of [

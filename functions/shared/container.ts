@@ -30,6 +30,7 @@ import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
 import { localCwdFactory } from './backends/local-cwd.js';
+import { slurmFactory } from './backends/slurm.js';
 import { ConfigError, type FunctionConfig, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 
@@ -172,6 +173,7 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
   aws_batch: awsBatchFactory,
   aws_sagemaker: awsSageMakerFactory,
   local_cwd: localCwdFactory,
+  slurm: () => slurmFactory(),
 };
 
 function build(): Runner {

@@ -39,6 +39,24 @@ export const ENV = {
   sageMakerInstanceTypes: 'TXS_SAGEMAKER_INSTANCE_TYPES',
   /** Name of the deploying stack: every job and training job is tagged {@link STACK_TAG_KEY} = this. */
   stackName: 'TXS_STACK_NAME',
+  /** slurm: slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs). */
+  slurmUrl: 'TXS_SLURM_URL',
+  /** slurm: the Slurm user jobs are submitted as (`X-SLURM-USER-NAME`). */
+  slurmUser: 'TXS_SLURM_USER',
+  /** slurm: a token from `scontrol token` (takes precedence over a key). */
+  slurmToken: 'TXS_SLURM_TOKEN',
+  /** slurm: a file holding the cluster's JWT key (`jwt_key=`); short-lived HS256 tokens are signed from it. */
+  slurmJwtKeyFile: 'TXS_SLURM_JWT_KEY_FILE',
+  /** slurm: the cluster's JWT key, base64 (the deployed stack fills it from a secret). */
+  slurmJwtKey: 'TXS_SLURM_JWT_KEY',
+  /** slurm: a Secrets Manager secret holding the JWT key (base64 SecretString or SecretBinary); the stack's way. */
+  slurmJwtKeySecretArn: 'TXS_SLURM_JWT_KEY_SECRET_ARN',
+  /** slurm: the working directory of jobs without `job_dir` (default /tmp, on the cluster). */
+  slurmWorkDir: 'TXS_SLURM_WORKDIR',
+  /** slurm: where this server sees the cluster's shared filesystem, to read job output files (default /). */
+  slurmLogRoot: 'TXS_SLURM_LOG_ROOT',
+  /** slurm: `true` for Slurm >= 24.11 (`--gpus-per-node` instead of `--gpus-per-task`). */
+  slurmGpusPerNode: 'TXS_SLURM_GPUS_PER_NODE',
 } as const;
 
 /** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */

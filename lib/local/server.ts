@@ -268,7 +268,9 @@ async function serve(
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
-  process.env[ENV.schedulers] = (options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker']).join(',');
+  process.env[ENV.schedulers] = (
+    options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker', 'slurm']
+  ).join(',');
   process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
   // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
   process.env[ENV.allowPrivileged] ??= 'true';

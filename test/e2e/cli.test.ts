@@ -171,4 +171,21 @@ describe('txs against the local server', () => {
     expect((await txs('runopts', 'local_cwd')).out).toContain('local_cwd:');
     expect((await txs('builtins')).out).toContain('utils.echo');
   });
+
+  it("dry-runs slurm with TorchX's hyphenated options and prints TorchX's sbatch script", async () => {
+    const runopts = await txs('runopts', 'slurm');
+    expect(runopts.out).toContain('mail-user');
+    const dry = await txs(
+      'run',
+      '--dryrun',
+      '-s',
+      'slurm',
+      '-cfg',
+      'partition=gpu,mail-user=a@example.com',
+      'utils.echo',
+    );
+    expect(dry.code).toBe(ExitCode.OK);
+    expect(dry.out).toContain('sbatch --parsable --mail-user=a@example.com $SBATCH_SCRIPT');
+    expect(dry.out).toContain('#SBATCH --job-name=echo-0 --requeue --partition=gpu');
+  });
 });

@@ -214,7 +214,7 @@ describe('local server', () => {
     ],
     [
       'an unknown scheduler',
-      { body: { scheduler: 'slurm', component: 'utils.echo' } },
+      { body: { scheduler: 'no_such_scheduler', component: 'utils.echo' } },
       400,
       'UnknownScheduler',
       'scheduler',
@@ -432,12 +432,35 @@ describe('local server', () => {
     expect(badLimit.body.error).toMatchObject({ details: [{ path: 'limit' }] });
   });
 
+  it("dry-runs slurm to TorchX's sbatch script and its slurmrestd request, and explains how to configure a run", async () => {
+    const dry = await call('POST', '/v1/dryrun', {
+      body: {
+        scheduler: 'slurm',
+        component: 'utils.echo',
+        args: ['--msg', 'hi'],
+        cfg: { partition: 'debug' },
+      },
+    });
+    expect(dry.status).toBe(200);
+    const request = dry.body.request as {
+      script: string;
+      slurmrestd: { path: string; body: { script: string } };
+    };
+    expect(request.script).toContain('#SBATCH --job-name=echo-0 --requeue --partition=debug');
+    expect(request.slurmrestd.path).toBe('/slurm/v0.0.38/job/submit');
+    expect(request.slurmrestd.body.script).toBe(request.script);
+    const run = await call('POST', '/v1/apps', { body: { scheduler: 'slurm', component: 'utils.echo' } });
+    expect(run.status).toBe(503);
+    expect(JSON.stringify(run.body)).toContain('TXS_SLURM_URL');
+  });
+
   it('describes schedulers and components', async () => {
     const schedulers = await call('GET', '/v1/schedulers');
     expect((schedulers.body.schedulers as { name: string }[]).map((s) => s.name)).toEqual([
       'local_cwd',
       'aws_batch',
       'aws_sagemaker',
+      'slurm',
     ]);
     const components = await call('GET', '/v1/components');
     expect((components.body.components as { name: string }[]).map((c) => c.name)).toContain('dist.ddp');

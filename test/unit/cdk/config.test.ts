@@ -141,7 +141,7 @@ describe('validateProps', () => {
         path: 'tableRemovalPolicy',
         message: 'DynamoDB tables and log groups support RETAIN or DESTROY, not snapshot',
       },
-      { path: 'schedulers.0', message: "'local_cwd' is not one of 'aws_batch', 'aws_sagemaker'" },
+      { path: 'schedulers.0', message: "'local_cwd' is not one of 'aws_batch', 'aws_sagemaker', 'slurm'" },
       { path: 'throttlingRateLimit', message: 'must be a positive number, got 0' },
       { path: 'eventRetryAttempts', message: 'must be a whole number from 0 to 185, got 200' },
       {
