@@ -22,7 +22,11 @@ const SLURM = {
 describe('TorchxServerless slurm', () => {
   let withSlurm: Synthesized;
   beforeAll(() => {
-    withSlurm = synthesize({ schedulers: ['aws_batch', 'slurm'], slurm: SLURM });
+    withSlurm = synthesize({
+      schedulers: ['aws_batch', 'slurm'],
+      batchJobQueues: ['gpu-queue'],
+      slurm: SLURM,
+    });
   });
 
   it('hands the functions the slurmrestd URL, user, working directory and the secret ARN (never the key)', () => {

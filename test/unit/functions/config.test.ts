@@ -43,7 +43,7 @@ describe('readFunctionConfig', () => {
     const read = () =>
       readFunctionConfig({
         [ENV.retentionDays]: 'ninety',
-        [ENV.schedulers]: 'aws_batch,slurm',
+        [ENV.schedulers]: 'aws_batch,no_such_scheduler',
         [ENV.sessionName]: 'has space',
         [ENV.dynamoDbEndpoint]: 'not a url',
       });
@@ -58,7 +58,7 @@ describe('readFunctionConfig', () => {
     })();
     expect(message).toContain(`${ENV.tableName} is not set`);
     expect(message).toContain(`${ENV.retentionDays}='ninety' must be a whole number of days`);
-    expect(message).toContain("unknown scheduler 'slurm'");
+    expect(message).toContain("unknown scheduler 'no_such_scheduler'");
     expect(message).toContain(`${ENV.sessionName}='has space'`);
     expect(message).toContain(`${ENV.dynamoDbEndpoint}='not a url' is not a URL`);
   });
