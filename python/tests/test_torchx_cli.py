@@ -126,7 +126,9 @@ def test_dryrun_aws_sagemaker_takes_the_instance_type_from_torchx_named_resource
     out = torchx(
         "run", "--dryrun", "-s", "aws_sagemaker",
         "-cfg", "role=arn:aws:iam::123456789012:role/sm-exec,output_path=s3://bucket/out",
+        # SageMaker pulls images from ECR only (TorchX's default image is on ghcr.io: a 400 naming the image)
         "dist.ddp", "-j", "2x4", "-h", "aws_g5.12xlarge", "--script", "train.py",
+        "--image", "123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1",
     ).stdout
     request = json.loads(out.split("=== SCHEDULER REQUEST ===", 1)[1])
     config = request["createTrainingJob"]["ResourceConfig"]
