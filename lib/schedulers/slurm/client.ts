@@ -7,6 +7,7 @@
  * @module
  */
 import { createHmac } from 'node:crypto';
+import { ValidationError } from '../../specs/index.js';
 import {
   BackendAccessDeniedError,
   BackendError,
@@ -179,15 +180,13 @@ export class SlurmRestClient {
     const detail = describeErrors(errors);
     const numbers = errors.map(errorNumber);
     if (numbers.includes(ESLURM_INVALID_PARTITION_NAME)) {
-      throw new BackendValidationError(
-        `cfg.partition: Slurm has no such partition (${detail}); give one \`sinfo\` lists`,
-        [{ path: 'cfg.partition', message: 'Slurm has no such partition; give one `sinfo` lists' }],
-      );
+      // Our own words (ValidationFailed), so the field reaches the caller; Slurm's text stays in the logs.
+      throw ValidationError.forField('cfg.partition', 'Slurm has no such partition; give one `sinfo` lists');
     }
     if (numbers.includes(ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE)) {
-      throw new BackendValidationError(
-        `app.roles: no node of the partition can hold a replica (${detail}); lower the role's resource (cpu, memMB, gpu) or choose another cfg.partition`,
-        [{ path: 'app.roles', message: 'no node of the partition can satisfy the resource request' }],
+      throw ValidationError.forField(
+        'app.roles',
+        "no node of the partition can hold a replica; lower the role's resource (cpu, memMB, gpu) or choose another cfg.partition",
       );
     }
     // a rejected token: slurmctld drops the connection (5005 on submit) or reports an unspecified error (-1)
