@@ -43,8 +43,11 @@ const cfg = {
   instance_type: 'ml.m5.xlarge',
 };
 
+/** SageMaker pulls images from ECR only, so every app here names an ECR image. */
+const IMAGE = '123456789012.dkr.ecr.us-east-1.amazonaws.com/torchx:0.7.0';
+
 function echo(msg: string): RunRequestBody {
-  return { scheduler: 'aws_sagemaker', cfg, component: 'utils.echo', args: ['--msg', msg] };
+  return { scheduler: 'aws_sagemaker', cfg, component: 'utils.echo', args: ['--msg', msg, '--image', IMAGE] };
 }
 
 function putLines(stream: string, lines: string[], start: number): Promise<void> {
@@ -76,7 +79,7 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
       TrainingJobName: run.appId,
       RoleArn: MOTO_SAGEMAKER_ROLE,
       AlgorithmSpecification: {
-        TrainingImage: 'ghcr.io/pytorch/torchx:0.7.0',
+        TrainingImage: IMAGE,
         ContainerEntrypoint: ['echo'],
         ContainerArguments: ['hello moto'],
       },
@@ -272,10 +275,10 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
       }),
     );
     const replaced = await sageMaker.send(new DescribeTrainingJobCommand({ TrainingJobName: run.appId }));
-    expect(original.AlgorithmSpecification?.TrainingImage).toBe('ghcr.io/pytorch/torchx:0.7.0');
+    expect(original.AlgorithmSpecification?.TrainingImage).toBe(IMAGE);
     expect(replaced.AlgorithmSpecification?.TrainingImage).toBe('other:latest');
     // The app's record is untouched by what happened behind its back.
-    expect((await client.getApp(run.handle)).app.roles[0]?.image).toBe('ghcr.io/pytorch/torchx:0.7.0');
+    expect((await client.getApp(run.handle)).app.roles[0]?.image).toBe(IMAGE);
   });
 
   it("reports moto's answer for an unknown training job as an error, where AWS's is 'not found'", async () => {
