@@ -20,7 +20,14 @@ import {
 } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, ComparisonOperator, type Dashboard, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
-import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import {
+  AttributeType,
+  BillingMode,
+  type ITable,
+  ProjectionType,
+  StreamViewType,
+  Table,
+} from 'aws-cdk-lib/aws-dynamodb';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { EventBus, type IEventBus, Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -179,6 +186,15 @@ export interface TorchxServerlessProps extends SecurityProps {
    */
   readonly eventBus?: IEventBus;
   /**
+   * An existing app record table, instead of a new one. It must have the layout of `lib/store/table.ts`
+   * (`APP_TABLE`: keys `pk`/`sk`, the `byOwner`, `byNativeName`, `byActive` and `byCreated` indexes, TTL on
+   * `expiresAt`) and a stream of new and old images, which the outbox reads: import it with
+   * `Table.fromTableAttributes(this, 'Apps', { tableArn, tableStreamArn })`. `tableRemovalPolicy` does not
+   * apply to it.
+   * @default - a new table (on demand, point-in-time recovery, deletion protection)
+   */
+  readonly table?: ITable;
+  /**
    * A CloudWatch dashboard of the deployment's metrics: `true`, or its options.
    * @default false
    */
@@ -209,8 +225,8 @@ const API_TIMEOUT = Duration.seconds(28);
  * ```
  */
 export class TorchxServerless extends Construct {
-  /** The app record table. */
-  readonly table: Table;
+  /** The app record table (the `table` prop, or a new table). */
+  readonly table: ITable;
   /** The IAM-authorized REST API. */
   readonly api: RestApi;
   /** The bus that receives normalized `AppState Change` events (the `eventBus` prop, or a new bus). */
@@ -241,26 +257,7 @@ export class TorchxServerless extends Construct {
     const queueArns = props.batchJobQueues?.map((queue) => jobQueueArn(stack, queue));
 
     // ---------------------------------------------------------------- table
-    const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
-    this.table = new Table(this, 'Apps', {
-      partitionKey: { name: APP_TABLE.partitionKey.name, type: AttributeType.STRING },
-      sortKey: { name: APP_TABLE.sortKey.name, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      timeToLiveAttribute: APP_TABLE.timeToLiveAttribute,
-      removalPolicy,
-      deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
-      // The outbox: committed record changes feed the publisher function (see ./outbox.ts).
-      stream: StreamViewType.NEW_AND_OLD_IMAGES,
-    });
-    for (const index of APP_TABLE.indexes) {
-      this.table.addGlobalSecondaryIndex({
-        indexName: index.name,
-        partitionKey: { name: index.partitionKey.name, type: attributeType(index.partitionKey.type) },
-        sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
-        projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
-      });
-    }
+    this.table = props.table ?? newAppTable(this, removalPolicy);
 
     // ---------------------------------------------------------------- events out, dead letters
     this.eventBus =
@@ -714,6 +711,13 @@ export function validateProps(props: TorchxServerlessProps): void {
       EVENT_FUNCTIONS.reconciler.name,
     ]),
   );
+  if (props.table !== undefined && props.table.tableStreamArn === undefined)
+    issues.push({
+      path: 'table',
+      message:
+        'has no stream: the outbox reads the table stream (NEW_AND_OLD_IMAGES); import the table with ' +
+        'Table.fromTableAttributes(scope, id, { tableArn, tableStreamArn })',
+    });
   if (props.tableRemovalPolicy !== undefined && !REMOVAL_POLICIES.has(props.tableRemovalPolicy))
     issues.push({
       path: 'tableRemovalPolicy',
@@ -790,4 +794,29 @@ export function validateProps(props: TorchxServerlessProps): void {
     }
   }
   if (issues.length > 0) throw new TorchxServerlessPropsError(issues);
+}
+
+/** The app record table of `lib/store/table.ts`, with the stream the outbox reads. */
+function newAppTable(scope: Construct, removalPolicy: RemovalPolicy): Table {
+  const attributeType = (type: 'S' | 'N') => (type === 'S' ? AttributeType.STRING : AttributeType.NUMBER);
+  const table = new Table(scope, 'Apps', {
+    partitionKey: { name: APP_TABLE.partitionKey.name, type: AttributeType.STRING },
+    sortKey: { name: APP_TABLE.sortKey.name, type: AttributeType.STRING },
+    billingMode: BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: APP_TABLE.timeToLiveAttribute,
+    removalPolicy,
+    deletionProtection: removalPolicy !== RemovalPolicy.DESTROY,
+    // The outbox: committed record changes feed the publisher function (see ./outbox.ts).
+    stream: StreamViewType.NEW_AND_OLD_IMAGES,
+  });
+  for (const index of APP_TABLE.indexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.name,
+      partitionKey: { name: index.partitionKey.name, type: attributeType(index.partitionKey.type) },
+      sortKey: { name: index.sortKey.name, type: attributeType(index.sortKey.type) },
+      projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+    });
+  }
+  return table;
 }

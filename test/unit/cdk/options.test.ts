@@ -1,6 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -144,6 +145,30 @@ describe('TorchxServerless options', () => {
     expect(() => embed(() => ({ provisionedConcurrency: { Run: 0 } }))).toThrow(
       /provisionedConcurrency\.Run: must be a whole number of at least 1/,
     );
+  });
+
+  it('uses an existing table with its stream: creates none, grants on it, and feeds the outbox from its stream', () => {
+    const tableArn = 'arn:aws:dynamodb:us-east-1:123456789012:table/shared-txs';
+    const tableStreamArn = `${tableArn}/stream/2026-11-23T00:00:00.000`;
+    const { template } = embed((stack) => ({
+      table: Table.fromTableAttributes(stack, 'Shared', { tableArn, tableStreamArn }),
+    }));
+    template.resourceCountIs('AWS::DynamoDB::Table', 0);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: tableStreamArn });
+    const policies = JSON.stringify(template.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain(`${tableArn}/index/byOwner`);
+    for (const fn of functionsOf(template))
+      expect(
+        (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.TXS_TABLE_NAME,
+      ).toBe('shared-txs');
+  });
+
+  it('refuses an existing table imported without its stream, naming the prop and the fix', () => {
+    expect(() =>
+      embed((stack) => ({
+        table: Table.fromTableArn(stack, 'NoStream', 'arn:aws:dynamodb:us-east-1:123456789012:table/t'),
+      })),
+    ).toThrow(/table: has no stream.*tableStreamArn/);
   });
 
   it('adds no alias, domain or dashboard by default', () => {
