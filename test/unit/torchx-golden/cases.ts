@@ -113,8 +113,8 @@ export const PY_TYPE: Readonly<Record<string, string>> = {
   int: 'int',
   bool: 'bool',
   float: 'float',
-  'list[str]': 'List[str]',
-  'dict[str,str]': 'Dict[str, str]',
+  'list[str]': 'List',
+  'dict[str,str]': 'Dict',
 };
 
 /** The app of a fixture case (by its title). */
