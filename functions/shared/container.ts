@@ -27,6 +27,12 @@ import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
+import {
+  kubernetesFactory,
+  kubernetesMcadFactory,
+  localDockerFactory,
+  lsfFactory,
+} from './backends/dry-run-only.js';
 import { eventBridgePublisher } from './backends/event-bridge.js';
 import { localCwdFactory } from './backends/local-cwd.js';
 import { ENV } from './env-names.js';
@@ -159,6 +165,10 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
   aws_batch: awsBatchFactory,
   aws_sagemaker: awsSageMakerFactory,
   local_cwd: localCwdFactory,
+  local_docker: localDockerFactory,
+  lsf: lsfFactory,
+  kubernetes: kubernetesFactory,
+  kubernetes_mcad: kubernetesMcadFactory,
 };
 
 function build(): Runner {

@@ -18,7 +18,8 @@ console.log(
   `  data:       ${server.dataDir}${process.env.TXS_IN_MEMORY === '1' ? ' (records in memory)' : ''}`,
 );
 console.log(
-  '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline)',
+  '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline), ' +
+    'local_docker, lsf, kubernetes, kubernetes_mcad (dryrun only)',
 );
 console.log(
   `  try:        curl -s ${server.url}/v1/components   or   npx txs run --wait -s local_cwd utils.echo --msg hi`,
