@@ -129,12 +129,13 @@ export class KubeApiClient {
     return this.parse(status, text, `get ${ref.plural}`) as K8sObject;
   }
 
-  /** The custom objects with the given label selector (all pages). */
-  async list(ref: KubeResourceRef, namespace: string, labelSelector: string): Promise<K8sObject[]> {
+  /** The custom objects of a namespace, with the given label selector if any (all pages). */
+  async list(ref: KubeResourceRef, namespace: string, labelSelector?: string): Promise<K8sObject[]> {
     const items: K8sObject[] = [];
     let next: string | undefined;
     do {
-      const query: Record<string, string> = { labelSelector, limit: '500' };
+      const query: Record<string, string> = { limit: '500' };
+      if (labelSelector !== undefined) query.labelSelector = labelSelector;
       if (next) query.continue = next;
       const { status, text } = await this.send('GET', this.objectsPath(ref, namespace), query);
       const page = this.parse(status, text, `list ${ref.plural}`) as {

@@ -4,6 +4,11 @@
  *
  * @module
  */
+
+export * from './client.js';
+export * from './eks-token.js';
+export * from './kube-scheduler.js';
+export * from './kubeconfig.js';
 export * from './options.js';
 export * from './pod.js';
 export * from './scheduler.js';
