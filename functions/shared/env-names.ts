@@ -19,4 +19,14 @@ export const ENV = {
   localDataDir: 'TXS_LOCAL_DATA_DIR',
   /** Days to keep finished app records (DynamoDB TTL). */
   retentionDays: 'TXS_RETENTION_DAYS',
+  /** kubernetes, kubernetes_mcad: a JSON kubeconfig whose current context is the cluster (local mode). */
+  kubeconfig: 'TXS_KUBECONFIG',
+  /** kubernetes, kubernetes_mcad: the EKS cluster name (EKS tokens from the function's IAM role). */
+  eksCluster: 'TXS_EKS_CLUSTER',
+  /** kubernetes, kubernetes_mcad: the EKS cluster's API endpoint (https://…eks.amazonaws.com). */
+  eksEndpoint: 'TXS_EKS_ENDPOINT',
+  /** kubernetes, kubernetes_mcad: the EKS cluster's CA (certificateAuthority.data, base64). */
+  eksCaData: 'TXS_EKS_CA_DATA',
+  /** kubernetes, kubernetes_mcad: the namespace `list` reads (default: the kubeconfig's, else default). */
+  kubeNamespace: 'TXS_K8S_NAMESPACE',
 } as const;
