@@ -1,8 +1,10 @@
 /**
- * The schedulers ported from TorchX beyond AWS: `lsf` and `local_docker` (dry runs only), `kubernetes` and
- * `kubernetes_mcad` (dry runs; run, describe, list, cancel and logs once a cluster is configured with
- * TXS_KUBECONFIG, or TXS_EKS_CLUSTER and TXS_EKS_ENDPOINT).
+ * The schedulers ported from TorchX beyond AWS: `lsf` (dry runs only), `local_docker` (dry runs; runs in
+ * local mode when a Docker daemon is there), `kubernetes` and `kubernetes_mcad` (dry runs; run, describe,
+ * list, cancel and logs once a cluster is configured with TXS_KUBECONFIG, or TXS_EKS_CLUSTER and
+ * TXS_EKS_ENDPOINT).
  */
+import { existsSync } from 'node:fs';
 import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
 import {
   eksToken,
@@ -12,7 +14,7 @@ import {
   loadKubeConfig,
 } from '../../../lib/schedulers/kubernetes/index.js';
 import { KubernetesMcadScheduler } from '../../../lib/schedulers/kubernetes-mcad/index.js';
-import { LocalDockerScheduler } from '../../../lib/schedulers/local-docker/index.js';
+import { DockerEngine, LocalDockerScheduler } from '../../../lib/schedulers/local-docker/index.js';
 import { LsfScheduler } from '../../../lib/schedulers/lsf/index.js';
 import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
 import { ValidationError } from '../../../lib/specs/index.js';
@@ -82,10 +84,28 @@ export function kubernetesMcadFactory(_deps: BackendDeps): SchedulerFactory {
 }
 
 /**
- * The local_docker factory (dry runs: TorchX's containers). `copy_env` copies from this process's environment
- * in local mode only (the user's own shell; never AWS_* or TXS_*); in the deployed stack it copies nothing.
+ * The Docker Engine socket local mode uses: a `unix://` DOCKER_HOST, else /var/run/docker.sock; undefined
+ * when it does not exist (no daemon) or DOCKER_HOST is not a Unix socket.
+ */
+export function dockerSocketFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const host = env.DOCKER_HOST;
+  if (host && !host.startsWith('unix://')) return undefined;
+  const path = host ? host.slice('unix://'.length) : '/var/run/docker.sock';
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * The local_docker factory: TorchX's containers; in local mode with a Docker daemon it runs them. `copy_env`
+ * copies from this process's environment in local mode only (the user's own shell; never AWS_* or TXS_*);
+ * in the deployed stack it copies nothing and runs nothing.
  */
 export function localDockerFactory(_deps: BackendDeps): SchedulerFactory {
-  return (ctx) =>
-    new LocalDockerScheduler(ctx, process.env[ENV.localDataDir] ? { hostEnv: { ...process.env } } : {});
+  return (ctx) => {
+    if (!process.env[ENV.localDataDir]) return new LocalDockerScheduler(ctx);
+    const socket = dockerSocketFromEnv();
+    return new LocalDockerScheduler(ctx, {
+      hostEnv: { ...process.env },
+      ...(socket ? { engine: new DockerEngine(socket) } : {}),
+    });
+  };
 }

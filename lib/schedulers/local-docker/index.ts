@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+export * from './engine.js';
 export * from './options.js';
 export * from './scheduler.js';
 export * from './state.js';

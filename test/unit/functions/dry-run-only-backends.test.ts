@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { kubeAccessFromEnv } from '../../../functions/shared/backends/dry-run-only.js';
+import { dockerSocketFromEnv, kubeAccessFromEnv } from '../../../functions/shared/backends/dry-run-only.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txs-kube-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -40,5 +40,15 @@ describe('kubeAccessFromEnv', () => {
     expect(() => kubeAccessFromEnv({ TXS_EKS_CLUSTER: 'training', AWS_REGION: 'us-west-2' })).toThrow(
       /TXS_EKS_ENDPOINT/,
     );
+  });
+});
+
+describe('dockerSocketFromEnv', () => {
+  it('finds a unix:// DOCKER_HOST socket that exists, and nothing for TCP hosts or missing sockets', () => {
+    const socket = join(dir, 'docker.sock');
+    writeFileSync(socket, '');
+    expect(dockerSocketFromEnv({ DOCKER_HOST: `unix://${socket}` })).toBe(socket);
+    expect(dockerSocketFromEnv({ DOCKER_HOST: 'tcp://127.0.0.1:2375' })).toBeUndefined();
+    expect(dockerSocketFromEnv({ DOCKER_HOST: `unix://${join(dir, 'none.sock')}` })).toBeUndefined();
   });
 });
