@@ -5,7 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { materializeComponent } from '../../../lib/components/index.js';
-import { type AppDef, type Cfg, makeAppDef, makeResource, makeRole } from '../../../lib/specs/index.js';
+import {
+  type AppDef,
+  type Cfg,
+  makeAppDef,
+  makeResource,
+  makeRole,
+  type RunOpts,
+} from '../../../lib/specs/index.js';
 
 /** The fixed random suffix the generator patches into TorchX's `random_id`. */
 export const SUFFIX = 't4rcs9x6sv1m';
@@ -116,6 +123,17 @@ export const PY_TYPE: Readonly<Record<string, string>> = {
   'list[str]': 'List',
   'dict[str,str]': 'Dict',
 };
+
+/** Our run options in the generator's form of TorchX's (Python type names, null for no default). */
+export function asTorchxRunOpts(opts: RunOpts): GoldenRunOpt[] {
+  return opts.describe().map((o) => ({
+    name: o.name,
+    type: PY_TYPE[o.type] ?? o.type,
+    default: o.default ?? null,
+    required: o.required,
+    help: o.help,
+  }));
+}
 
 /** The app of a fixture case (by its title). */
 export function appOf(c: Pick<GoldenCase<unknown>, 'title'>): AppDef {

@@ -6,7 +6,7 @@ import {
   servicePort,
 } from '../../../lib/schedulers/kubernetes-mcad/index.js';
 import { makeAppDef, randomIdOfLength } from '../../../lib/specs/index.js';
-import { appOf, golden, LEN_ALPHABET, PY_TYPE } from './cases.js';
+import { appOf, asTorchxRunOpts, golden, LEN_ALPHABET } from './cases.js';
 
 const fixture = golden<{ resource: unknown }>('kubernetes_mcad');
 const namer = (name: string, length: number) => `${name}-${LEN_ALPHABET.slice(0, length)}`;
@@ -14,17 +14,7 @@ const scheduler = new KubernetesMcadScheduler({ sessionName: 'torchx' }, { uniqu
 
 describe('KubernetesMcadScheduler', () => {
   it("declares TorchX's run options: names, types, defaults and help", () => {
-    const ours = scheduler
-      .runOpts()
-      .describe()
-      .map((o) => ({
-        name: o.name,
-        type: PY_TYPE[o.type],
-        default: o.default ?? null,
-        required: o.required,
-        help: o.help,
-      }));
-    expect(ours).toEqual(fixture.run_opts);
+    expect(asTorchxRunOpts(scheduler.runOpts())).toEqual(fixture.run_opts);
   });
 
   for (const c of fixture.cases) {

@@ -7,7 +7,7 @@ import {
   VOLCANO_TASK_STATE,
 } from '../../../lib/schedulers/kubernetes/index.js';
 import { makeAppDef, makeResource, makeRole } from '../../../lib/specs/index.js';
-import { appOf, golden, PY_TYPE, SUFFIX } from './cases.js';
+import { appOf, asTorchxRunOpts, golden, SUFFIX } from './cases.js';
 
 const fixture = golden<{ resource: unknown }>('kubernetes');
 const scheduler = new KubernetesScheduler(
@@ -17,17 +17,7 @@ const scheduler = new KubernetesScheduler(
 
 describe('KubernetesScheduler', () => {
   it("declares TorchX's run options: names, types, defaults and help", () => {
-    const ours = scheduler
-      .runOpts()
-      .describe()
-      .map((o) => ({
-        name: o.name,
-        type: PY_TYPE[o.type],
-        default: o.default ?? null,
-        required: o.required,
-        help: o.help,
-      }));
-    expect(ours).toEqual(fixture.run_opts);
+    expect(asTorchxRunOpts(scheduler.runOpts())).toEqual(fixture.run_opts);
   });
 
   for (const c of fixture.cases) {

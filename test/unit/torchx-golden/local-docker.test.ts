@@ -4,7 +4,7 @@ import {
   fnmatchRegex,
   LocalDockerScheduler,
 } from '../../../lib/schedulers/local-docker/index.js';
-import { appOf, golden, PY_TYPE, SUFFIX } from './cases.js';
+import { appOf, asTorchxRunOpts, golden, SUFFIX } from './cases.js';
 
 const fixture = golden<{ app_id: string; containers: unknown[] }>('local_docker');
 const uniqueNamer = (name: string) => `${name}-${SUFFIX}`;
@@ -12,17 +12,7 @@ const scheduler = new LocalDockerScheduler({ sessionName: 'torchx' }, { uniqueNa
 
 describe('LocalDockerScheduler', () => {
   it("declares TorchX's run options: names, types, defaults and help", () => {
-    const ours = scheduler
-      .runOpts()
-      .describe()
-      .map((o) => ({
-        name: o.name,
-        type: PY_TYPE[o.type],
-        default: o.default ?? null,
-        required: o.required,
-        help: o.help,
-      }));
-    expect(ours).toEqual(fixture.run_opts);
+    expect(asTorchxRunOpts(scheduler.runOpts())).toEqual(fixture.run_opts);
   });
 
   for (const c of fixture.cases) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LsfScheduler, lsfStateOf } from '../../../lib/schedulers/lsf/index.js';
-import { appOf, golden, PY_TYPE, SUFFIX } from './cases.js';
+import { appOf, asTorchxRunOpts, golden, SUFFIX } from './cases.js';
 
 interface LsfGolden {
   app_id: string;
@@ -13,17 +13,7 @@ const scheduler = new LsfScheduler({ sessionName: 'torchx' }, { uniqueNamer: (na
 
 describe('LsfScheduler', () => {
   it("declares TorchX's run options: names, types, defaults and help", () => {
-    const ours = scheduler
-      .runOpts()
-      .describe()
-      .map((o) => ({
-        name: o.name,
-        type: PY_TYPE[o.type],
-        default: o.default ?? null,
-        required: o.required,
-        help: o.help,
-      }));
-    expect(ours).toEqual(fixture.run_opts);
+    expect(asTorchxRunOpts(scheduler.runOpts())).toEqual(fixture.run_opts);
   });
 
   for (const c of fixture.cases) {
