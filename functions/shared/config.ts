@@ -10,7 +10,16 @@ import { ENV } from './env-names.js';
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
 
 /** Every scheduler a function can run. */
-export const KNOWN_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker', 'local_cwd', 'slurm'];
+export const KNOWN_SCHEDULERS: readonly string[] = [
+  'aws_batch',
+  'aws_sagemaker',
+  'local_cwd',
+  'slurm',
+  'local_docker',
+  'lsf',
+  'kubernetes',
+  'kubernetes_mcad',
+];
 
 /** Days finished records are kept when TXS_RETENTION_DAYS is not set. */
 export const DEFAULT_RETENTION_DAYS = 90;

@@ -29,6 +29,12 @@ import { DynamoAppRecordStore } from '../../lib/store/index.js';
 import { awsBatchFactory } from './backends/aws-batch.js';
 import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
+import {
+  kubernetesFactory,
+  kubernetesMcadFactory,
+  localDockerFactory,
+  lsfFactory,
+} from './backends/dry-run-only.js';
 import { localCwdFactory } from './backends/local-cwd.js';
 import { slurmFactory } from './backends/slurm.js';
 import { ConfigError, type FunctionConfig, readFunctionConfig } from './config.js';
@@ -174,6 +180,10 @@ const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>
   aws_sagemaker: awsSageMakerFactory,
   local_cwd: localCwdFactory,
   slurm: () => slurmFactory(),
+  local_docker: localDockerFactory,
+  lsf: lsfFactory,
+  kubernetes: kubernetesFactory,
+  kubernetes_mcad: kubernetesMcadFactory,
 };
 
 function build(): Runner {

@@ -57,6 +57,16 @@ export const ENV = {
   slurmLogRoot: 'TXS_SLURM_LOG_ROOT',
   /** slurm: `true` for Slurm >= 24.11 (`--gpus-per-node` instead of `--gpus-per-task`). */
   slurmGpusPerNode: 'TXS_SLURM_GPUS_PER_NODE',
+  /** kubernetes, kubernetes_mcad: a JSON kubeconfig whose current context is the cluster (local mode). */
+  kubeconfig: 'TXS_KUBECONFIG',
+  /** kubernetes, kubernetes_mcad: the EKS cluster name (EKS tokens from the function's IAM role). */
+  eksCluster: 'TXS_EKS_CLUSTER',
+  /** kubernetes, kubernetes_mcad: the EKS cluster's API endpoint (https://…eks.amazonaws.com). */
+  eksEndpoint: 'TXS_EKS_ENDPOINT',
+  /** kubernetes, kubernetes_mcad: the EKS cluster's CA (certificateAuthority.data, base64). */
+  eksCaData: 'TXS_EKS_CA_DATA',
+  /** kubernetes, kubernetes_mcad: the namespace `list` reads (default: the kubeconfig's, else default). */
+  kubeNamespace: 'TXS_K8S_NAMESPACE',
 } as const;
 
 /** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */

@@ -28,7 +28,8 @@ console.log(
 );
 console.log(`  token:      ${server.tokenFile} (same-user curl needs none on Linux; txs sends it)`);
 console.log(
-  '  schedulers: local_cwd (runs jobs on this machine), aws_batch, aws_sagemaker and slurm (dryrun offline; slurm runs with TXS_SLURM_URL)',
+  '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline), slurm ' +
+    '(runs with TXS_SLURM_URL), local_docker, lsf, kubernetes, kubernetes_mcad (dryrun; see docs/schedulers.md)',
 );
 // txs reads TXS_ENDPOINT (default http://127.0.0.1:8080): name it when PORT moved the server elsewhere.
 const txs = server.port === 8080 ? 'npx txs' : `TXS_ENDPOINT=${server.url} npx txs`;

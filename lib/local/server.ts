@@ -43,7 +43,7 @@ export interface LocalServerOptions {
   inMemory?: boolean;
   /** Print accepted state changes and requests. */
   verbose?: boolean;
-  /** Schedulers to enable. Default local_cwd, aws_batch, aws_sagemaker. */
+  /** Schedulers to enable. Default {@link LOCAL_SCHEDULERS}. */
   schedulers?: string[];
   /** Reconciler period (ms); 0 disables it. Default 60 s. */
   reconcileEveryMs?: number;
@@ -77,6 +77,18 @@ let replicaUmask = 0o022;
 
 /** The table name local mode uses. */
 export const LOCAL_TABLE_NAME = 'txs-apps';
+
+/** Schedulers local mode enables by default: local_cwd runs jobs; the others answer dry runs offline. */
+export const LOCAL_SCHEDULERS: readonly string[] = [
+  'local_cwd',
+  'aws_batch',
+  'aws_sagemaker',
+  'slurm',
+  'local_docker',
+  'lsf',
+  'kubernetes',
+  'kubernetes_mcad',
+];
 
 type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -268,9 +280,7 @@ async function serve(
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
-  process.env[ENV.schedulers] = (
-    options.schedulers ?? ['local_cwd', 'aws_batch', 'aws_sagemaker', 'slurm']
-  ).join(',');
+  process.env[ENV.schedulers] = (options.schedulers ?? LOCAL_SCHEDULERS).join(',');
   process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
   // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
   process.env[ENV.allowPrivileged] ??= 'true';

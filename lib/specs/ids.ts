@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { getRandomValues } from 'node:crypto';
+import { getRandomValues, randomInt } from 'node:crypto';
 
 const FIRST_ALPHABET = 'bcdfghjklmnpqrstvwxz';
 const REST_ALPHABET = 'bcdfghjklmnpqrstvwxz012345679';
@@ -47,4 +47,22 @@ export function randomId(): string {
  */
 export function makeUnique(name: string, id: string = randomId()): string {
   return `${name}-${id}`;
+}
+
+/**
+ * A random id of exactly `length` characters (TorchX `get_len_random_id`): the first from the consonant
+ * alphabet, the rest from the consonant-and-digit alphabet. Empty for `length` ≤ 0.
+ *
+ * @example
+ * ```ts
+ * randomIdOfLength(4); // e.g. 'k3x9'
+ * ```
+ */
+export function randomIdOfLength(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) {
+    const alphabet = i === 0 ? FIRST_ALPHABET : REST_ALPHABET;
+    out += alphabet[randomInt(alphabet.length)];
+  }
+  return out;
 }

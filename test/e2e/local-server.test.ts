@@ -461,8 +461,44 @@ describe('local server', () => {
       'aws_batch',
       'aws_sagemaker',
       'slurm',
+      'local_docker',
+      'lsf',
+      'kubernetes',
+      'kubernetes_mcad',
     ]);
     const components = await call('GET', '/v1/components');
     expect((components.body.components as { name: string }[]).map((c) => c.name)).toContain('dist.ddp');
+  });
+
+  it('answers dry runs of the dry-run-only schedulers with their native request over HTTP', async () => {
+    const echo = { component: 'utils.echo', args: ['--msg', 'hi'] };
+    const lsf = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'lsf', ...echo, cfg: { jobdir: '/j' } },
+    });
+    expect(lsf.status).toBe(200);
+    expect((lsf.body.request as { script: string }).script).toMatch(/^#!\/bin\/bash\n[\s\S]*bsub -P echo-/);
+    const k8s = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'kubernetes', ...echo, cfg: { queue: 'q' } },
+    });
+    expect(k8s.status).toBe(200);
+    expect((k8s.body.request as { resource: { kind: string } }).resource.kind).toBe('Job');
+    const mcad = await call('POST', '/v1/dryrun', { body: { scheduler: 'kubernetes_mcad', ...echo } });
+    expect((mcad.body.request as { resource: { kind: string } }).resource.kind).toBe('AppWrapper');
+    const docker = await call('POST', '/v1/dryrun', { body: { scheduler: 'local_docker', ...echo } });
+    expect((docker.body.request as { containers: unknown[] }).containers).toHaveLength(1);
+    const noQueue = await call('POST', '/v1/dryrun', { body: { scheduler: 'kubernetes', ...echo } });
+    expect(noQueue.status).toBe(400);
+    expect(JSON.stringify(noQueue.body)).toContain('queue');
+  });
+
+  it('refuses to run on a dry-run-only scheduler with a 400 and records nothing', async () => {
+    const run = await call('POST', '/v1/apps', {
+      body: { scheduler: 'kubernetes', component: 'utils.echo', args: ['--msg', 'hi'], cfg: { queue: 'q' } },
+      user: 'dry-only',
+    });
+    expect(run.status).toBe(400);
+    expect(JSON.stringify(run.body)).toContain('dry runs only');
+    const list = await call('GET', '/v1/apps', { user: 'dry-only' });
+    expect(list.body.apps).toEqual([]);
   });
 });

@@ -1,0 +1,10 @@
+/**
+ * The Kubernetes MCAD scheduler (`kubernetes_mcad`): run options, the pure AppWrapper translation, the state
+ * tables and the (dry-run-only) scheduler.
+ *
+ * @module
+ */
+export * from './options.js';
+export * from './scheduler.js';
+export * from './state.js';
+export * from './translate.js';

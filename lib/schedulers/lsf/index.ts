@@ -1,0 +1,10 @@
+/**
+ * The LSF scheduler (`lsf`): run options, the pure bsub-script translation, the state table and the
+ * (dry-run-only) scheduler.
+ *
+ * @module
+ */
+export * from './options.js';
+export * from './scheduler.js';
+export * from './state.js';
+export * from './translate.js';
