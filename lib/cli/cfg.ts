@@ -8,9 +8,12 @@ import {
   type Cfg,
   castRunOptValue,
   InvalidRunConfigError,
+  parseKeyValueLiteral,
+  type RunOpt,
   type RunOptDescription,
   type RunOptInit,
   RunOpts,
+  SECRET_CFG_KEYS,
 } from '../specs/index.js';
 import type { TxsConfig } from './config.js';
 import { UsageError } from './errors.js';
@@ -87,6 +90,37 @@ export function buildCfg(input: BuildCfgInput): Cfg {
   }
   return cfg;
 }
+
+/**
+ * The `-cfg` literal as TorchX's string forms (`{queue: 'gpu', priority: '5'}`), for a run that needs no
+ * `.txsconfig` defaults: the API casts each value with the scheduler's declared types (a `400` naming
+ * `cfg.<option>` when one does not cast) and warns about unknown keys, so `txs run` makes one request.
+ *
+ * @throws UsageError when the literal has no `key=value` pair or cannot be split.
+ */
+export function literalCfg(literal: string, scheduler: string): Cfg {
+  try {
+    const cfg: Cfg = parseKeyValueLiteral(literal);
+    // Options that may hold secrets (local_cwd's `env`) go as a map, so the API keeps their values out of
+    // records, digests and messages exactly as it does for a map.
+    for (const name of SECRET_CFG_KEYS) {
+      const raw = cfg[name];
+      if (typeof raw === 'string') cfg[name] = castRunOptValue(SECRET_MAP_OPTION(name), raw);
+    }
+    return cfg;
+  } catch (error) {
+    throw cfgError(error, scheduler, '-cfg');
+  }
+}
+
+const SECRET_MAP_OPTION = (name: string): RunOpt => ({
+  name,
+  type: 'dict[str,str]',
+  default: null,
+  required: false,
+  help: '',
+  aliases: [],
+});
 
 function configBoolean(value: string, name: string): string {
   const lowered = value.toLowerCase();

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { AppDef, Cfg } from '../../specs/index.js';
 import type { RunRequestBody } from '../api-types.js';
-import { buildCfg, runOptsFromDescriptions } from '../cfg.js';
+import { buildCfg, literalCfg, runOptsFromDescriptions } from '../cfg.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatBuiltin, formatDryRun } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
@@ -179,9 +179,14 @@ async function runCommand(
   const session = options.session ?? config.get('cli:run', 'session');
   const client = await invocation.client(options);
 
-  const needsRunOpts = options.cfg !== undefined || config.section(scheduler).length > 0;
+  // `.txsconfig` defaults need the scheduler's declared types (to cast the file's spellings and to let -cfg
+  // win per option): one GET /v1/schedulers. A -cfg alone is sent as TorchX's string forms, which the API
+  // casts and checks: one request per run.
+  const needsRunOpts = config.section(scheduler).length > 0;
   let cfg: RunRequestBody['cfg'];
-  if (needsRunOpts) {
+  if (!needsRunOpts && options.cfg !== undefined && options.cfg.trim() !== '') {
+    cfg = literalCfg(options.cfg, scheduler);
+  } else if (needsRunOpts) {
     const schedulers = await client.schedulers();
     const info = schedulers.find((s) => s.name === scheduler);
     if (info === undefined) {

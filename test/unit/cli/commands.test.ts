@@ -105,7 +105,21 @@ describe('txs run', () => {
     ]);
   });
 
-  it('rejects a -cfg value of the wrong type before submitting (exit 2)', async () => {
+  it('sends -cfg alone as TorchX string forms in one request: no GET /v1/schedulers first', async () => {
+    const { code } = await txs([
+      'run',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q,priority=5,share_id=ml',
+      'utils.echo',
+    ]);
+    expect(code).toBe(ExitCode.OK);
+    expect(posted('/v1/apps')[0]?.body).toMatchObject({ cfg: { queue: 'q', priority: '5', share_id: 'ml' } });
+    expect(api.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/apps']);
+  });
+
+  it('reports the API refusing a -cfg value of the wrong type, naming the option (exit 2)', async () => {
     const { code, err } = await txs([
       'run',
       '-s',
@@ -115,16 +129,23 @@ describe('txs run', () => {
       'utils.echo',
     ]);
     expect(code).toBe(ExitCode.USAGE);
-    expect(err).toContain('error: bad run option in -cfg: Run option: priority, must be an integer');
-    expect(err).toContain('hint: `txs runopts aws_batch`');
-    expect(posted('/v1/apps')).toHaveLength(0);
+    expect(err).toContain('error: Run option: priority, must be an integer');
+    expect(err).toContain('hint: see the options with `txs runopts <scheduler>`');
+    expect(api.apps.size).toBe(0);
   });
 
-  it('names the available schedulers when -cfg is given for an unknown one', async () => {
+  it('rejects a -cfg literal without key=value pairs before sending anything (exit 2)', async () => {
+    const { code, err } = await txs(['run', '-s', 'aws_batch', '-cfg', 'queue', 'utils.echo']);
+    expect(code).toBe(ExitCode.USAGE);
+    expect(err).toContain('error: bad run option in -cfg');
+    expect(api.requests).toHaveLength(0);
+  });
+
+  it('passes the server’s rejection of an unknown scheduler with -cfg through with exit 2', async () => {
     const { code, err } = await txs(['run', '-s', 'slurm', '-cfg', 'partition=x', 'utils.echo']);
     expect(code).toBe(ExitCode.USAGE);
-    expect(err).toContain(`error: no scheduler slurm at ${api.url}`);
-    expect(err).toContain('hint: use -s with one of: local_cwd, aws_batch');
+    expect(err).toContain('error: Scheduler backend: slurm does not exist');
+    expect(err).toContain('hint: `txs runopts` lists the schedulers');
   });
 
   it('passes the server’s rejection of an unknown scheduler through with exit 2', async () => {

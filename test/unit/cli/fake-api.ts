@@ -2,7 +2,14 @@
  * A small in-memory stand-in for the API v1, over real HTTP, for the CLI's command tests. Each app follows
  * a scripted list of states, advancing one state per status read; its log lines appear as it runs.
  */
-import type { AppState } from '../../../lib/specs/index.js';
+import { runOptsFromDescriptions } from '../../../lib/cli/cfg.js';
+import {
+  type AppState,
+  type Cfg,
+  castRunOptValue,
+  InvalidRunConfigError,
+  type RunOptDescription,
+} from '../../../lib/specs/index.js';
 import {
   apiError,
   type RecordedRequest,
@@ -245,8 +252,28 @@ export async function startFakeApi(): Promise<FakeApi> {
       if (!SCHEDULERS.some((s) => s.name === body.scheduler)) {
         return apiError(400, 'UnknownScheduler', `Scheduler backend: ${body.scheduler} does not exist`);
       }
+      // As the API does: TorchX's string forms are cast with the declared types; unknown keys are warned about.
+      const info = SCHEDULERS.find((s) => s.name === body.scheduler);
+      const opts = runOptsFromDescriptions((info?.runOpts ?? []) as RunOptDescription[]);
+      const cfgIn = ((request.body as { cfg?: Cfg }).cfg ?? {}) as Cfg;
+      for (const [key, value] of Object.entries(cfgIn)) {
+        const opt = opts.get(key);
+        if (opt === undefined || typeof value !== 'string' || opt.type === 'str') continue;
+        try {
+          castRunOptValue(opt, value);
+        } catch (error) {
+          if (!(error instanceof InvalidRunConfigError)) throw error;
+          return apiError(400, 'InvalidRunConfig', error.message, [
+            { path: `cfg.${opt.name}`, message: error.message },
+          ]);
+        }
+      }
       const name = api.nextRun.name ?? body.app?.name ?? (body.component ?? 'app').split('.').pop() ?? 'app';
-      const warnings = api.nextRun.warnings === undefined ? {} : { warnings: api.nextRun.warnings };
+      const allWarnings = [
+        ...(api.nextRun.warnings ?? []),
+        ...opts.unknownKeyWarnings(cfgIn, body.scheduler),
+      ];
+      const warnings = allWarnings.length === 0 ? {} : { warnings: allWarnings };
       if (path === '/v1/dryrun') {
         return {
           body: {
