@@ -45,7 +45,13 @@ const target = new URL(server.url);
 const proxy = createServer((req, res) => {
   requests++;
   const forward = request(
-    { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+    {
+      host: target.hostname,
+      port: target.port,
+      path: req.url,
+      method: req.method,
+      headers: { ...req.headers, host: target.host },
+    },
     (answer) => {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
