@@ -153,7 +153,9 @@ describe('the dashboard in Chromium', () => {
     await page.click('a.button:has-text("Logs")');
     await expect.poll(() => page.locator('pre.log').innerText()).toContain('step 1 ');
     const first = (await page.locator('pre.log .line').count()) as number;
-    await expect.poll(() => page.locator('pre.log .line').count()).toBeGreaterThan(first);
+    await expect
+      .poll(() => page.locator('pre.log .line').count(), { timeout: 15_000 })
+      .toBeGreaterThan(first);
     expect(await page.locator('#l-follow').isChecked()).toBe(true);
     await page.fill('#l-search', 'loss=0\\.0[0-9]');
     await page.press('#l-search', 'Enter');
