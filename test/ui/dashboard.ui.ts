@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startUiProxy } from '../../lib/cli/ui-proxy.js';
 import type { LocalServer } from '../../lib/local/server.js';
 
 /** Debian's Chromium, with no network of its own (no downloads, no updates, no sync). */
@@ -84,9 +85,9 @@ beforeAll(async () => {
   });
   browser = context.browser() ?? (context as unknown as Browser);
   page = context.pages()[0] ?? (await context.newPage());
-  // The page reaches nothing but the local server.
+  // The page reaches nothing but loopback servers started here.
   await context.route(
-    (url) => !url.href.startsWith(server.url),
+    (url) => url.hostname !== '127.0.0.1',
     (route) => route.abort(),
   );
   (globalThis as { __ctx?: unknown }).__ctx = context;
@@ -212,5 +213,26 @@ describe('the dashboard in Chromium', () => {
     await page.fill('#c-appdef', '{"name": "x", "roles": [{"name": "r", "image": "i"}]}');
     await page.click('button:has-text("Dry run")');
     await expect.poll(() => page.locator('.error').innerText()).toContain('app.roles.0.entrypoint');
+  });
+
+  it('works the same through txs ui: the one-time link becomes a cookie, and the page lists the apps', async () => {
+    // The proxy in front of the local server (its token stands in for the SigV4 signature).
+    const proxy = await startUiProxy({
+      upstream: server.url,
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    try {
+      await page.goto(proxy.url);
+      await expect.poll(() => page.url()).toBe(`http://127.0.0.1:${proxy.port}/`);
+      await expect.poll(() => page.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
+      const cookies = await page.context().cookies(`http://127.0.0.1:${proxy.port}/`);
+      expect(cookies.find((c) => c.name === 'txs_ui')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      // The page cannot read the session cookie, and the link does not work twice.
+      expect(await page.evaluate('document.cookie')).toBe('');
+      const again = await page.goto(proxy.url);
+      expect(again?.status()).toBe(401);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -15,7 +15,7 @@ const STATES = [
   'CANCELLED',
   'UNKNOWN',
 ];
-const FILTERS = ['state', 'scheduler', 'session', 'since'] as const;
+const FILTERS = ['state', 'scheduler', 'session', 'since', 'owner'] as const;
 
 /** Renders the list into `root`; returns the clean-up. */
 export function listView(root: HTMLElement, route: Route): () => void {
@@ -52,7 +52,7 @@ export function listView(root: HTMLElement, route: Route): () => void {
     },
     h('option', { value: '' }, 'any scheduler'),
   );
-  const textFilter = (name: 'session' | 'since', placeholder: string) =>
+  const textFilter = (name: 'session' | 'since' | 'owner', placeholder: string) =>
     h('input', {
       id: `f-${name}`,
       name,
@@ -86,6 +86,7 @@ export function listView(root: HTMLElement, route: Route): () => void {
       h('label', { for: 'f-scheduler' }, 'Scheduler ', schedulerSelect),
       h('label', { for: 'f-session' }, 'Session ', textFilter('session', 'torchx')),
       h('label', { for: 'f-since' }, 'Since ', textFilter('since', '2026-11-01 or epoch ms')),
+      h('label', { for: 'f-owner', title: 'deployment admins: all, or another owner' }, 'Owner ', textFilter('owner', 'me')),
       FILTERS.some((f) => query.has(f)) && h('a', { href: '#/', class: 'button' }, 'Clear filters'),
     ),
     counts,
