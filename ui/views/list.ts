@@ -86,7 +86,12 @@ export function listView(root: HTMLElement, route: Route): () => void {
       h('label', { for: 'f-scheduler' }, 'Scheduler ', schedulerSelect),
       h('label', { for: 'f-session' }, 'Session ', textFilter('session', 'torchx')),
       h('label', { for: 'f-since' }, 'Since ', textFilter('since', '2026-11-01 or epoch ms')),
-      h('label', { for: 'f-owner', title: 'deployment admins: all, or another owner' }, 'Owner ', textFilter('owner', 'me')),
+      h(
+        'label',
+        { for: 'f-owner', title: 'deployment admins: all, or another owner' },
+        'Owner ',
+        textFilter('owner', 'me'),
+      ),
       FILTERS.some((f) => query.has(f)) && h('a', { href: '#/', class: 'button' }, 'Clear filters'),
     ),
     counts,
