@@ -115,9 +115,15 @@ export function logsView(root: HTMLElement, route: Route): () => void {
       fragment.append(row);
     }
     replace(view, fragment);
-    if (re) counter.textContent = `${matches.length} match${matches.length === 1 ? '' : 'es'}`;
+    // New lines (while following) keep the match the user jumped to.
+    if (at >= matches.length) at = -1;
+    matches[at]?.classList.add('current');
+    if (re)
+      counter.textContent =
+        at < 0
+          ? `${matches.length} match${matches.length === 1 ? '' : 'es'}`
+          : `${at + 1} of ${matches.length}`;
     else if (!counter.textContent?.startsWith('invalid')) counter.textContent = '';
-    at = -1;
   };
 
   const jump = (delta: number) => {
@@ -131,6 +137,7 @@ export function logsView(root: HTMLElement, route: Route): () => void {
   };
   search.addEventListener('input', () => {
     counter.textContent = '';
+    at = -1;
     renderLines();
   });
   search.addEventListener('keydown', (e) => {
