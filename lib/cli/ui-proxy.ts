@@ -10,7 +10,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackHostname } from './local-token.js';
+import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 import { serveUi } from './ui-assets.js';
 
@@ -62,22 +62,6 @@ function equal(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function loopbackAuthority(authority: string | undefined, port: number): boolean {
-  if (authority === undefined) return false;
-  try {
-    const url = new URL(`http://${authority}`);
-    return (
-      url.username === '' &&
-      url.password === '' &&
-      url.pathname === '/' &&
-      Number(url.port || 80) === port &&
-      isLoopbackHostname(url.hostname)
-    );
-  } catch {
-    return false;
-  }
-}
-
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: { code, message } }));
@@ -123,19 +107,12 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
     const target = req.url ?? '/';
     if (!target.startsWith('/'))
       return refuse(res, 400, 'BadRequest', 'only origin-form request targets are served');
-    if (!loopbackAuthority(req.headers.host, port)) {
+    if (req.headers.host === undefined || !isLoopbackAuthority(req.headers.host, port)) {
       return refuse(res, 403, 'Forbidden', `Host must be 127.0.0.1:${port} or localhost:${port}`);
     }
     const origin = req.headers.origin;
-    if (origin !== undefined) {
-      let ok = false;
-      try {
-        const url = new URL(origin);
-        ok = url.protocol === 'http:' && url.origin === origin && loopbackAuthority(url.host, port);
-      } catch {
-        ok = false;
-      }
-      if (!ok) return refuse(res, 403, 'Forbidden', 'cross-origin requests are refused');
+    if (origin !== undefined && !isLoopbackOrigin(origin, port)) {
+      return refuse(res, 403, 'Forbidden', 'cross-origin requests are refused');
     }
     const site = req.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none') {

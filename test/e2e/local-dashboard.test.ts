@@ -3,12 +3,12 @@
  * (loopback Host/Origin, then the token or the server's OS user), with headers that keep the page to itself.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { type RawReply, rawRequest } from '../helpers/raw-http.js';
 
 let server: LocalServer;
 let root: string;
@@ -43,29 +43,8 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-function get(
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: server.port, method, path, headers, setHost: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString(),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end();
-  });
+function get(path: string, headers: Record<string, string>, method = 'GET'): Promise<RawReply> {
+  return rawRequest(server.port, method, path, headers);
 }
 
 const host = () => ({ host: `127.0.0.1:${server.port}` });

@@ -2,11 +2,12 @@
  * `txs ui`'s server: a fixed, signed upstream; loopback Host/Origin; a one-time token exchanged for an
  * HttpOnly cookie; only the API's paths and methods; no credential in any answer.
  */
-import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSigV4Signer } from '../../lib/cli/sigv4.js';
 import { startUiProxy, type UiProxy } from '../../lib/cli/ui-proxy.js';
+import { type RawReply, rawRequest } from '../helpers/raw-http.js';
 
 const ACCESS_KEY = 'AKIDEXAMPLEUIPROXY01';
 const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYUIPROXYSECRET';
@@ -17,34 +18,16 @@ let proxy: UiProxy;
 let token: string;
 const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }> = [];
 
-interface Reply {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawReply> {
+  return rawRequest(proxy.port, method, path, headers, body);
 }
 
-function send(method: string, path: string, headers: Record<string, string>, body?: string): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: proxy.port, method, path, headers, setHost: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString(),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const replies: Reply[] = [];
+const replies: RawReply[] = [];
 async function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
   const reply = await send(method, path, { host: `127.0.0.1:${proxy.port}`, ...headers }, body);
   replies.push(reply);

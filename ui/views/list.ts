@@ -33,25 +33,15 @@ export function listView(root: HTMLElement, route: Route): () => void {
     location.hash = `#/${[...q].length > 0 ? `?${q}` : ''}`;
   };
 
-  const stateSelect = h(
-    'select',
-    {
-      id: 'f-state',
-      name: 'state',
-      onchange: (e) => setFilter('state', (e.target as HTMLSelectElement).value),
-    },
-    h('option', { value: '' }, 'any state'),
-    ...STATES.map((s) => h('option', { value: s, selected: query.get('state') === s }, s)),
-  );
-  const schedulerSelect = h(
-    'select',
-    {
-      id: 'f-scheduler',
-      name: 'scheduler',
-      onchange: (e) => setFilter('scheduler', (e.target as HTMLSelectElement).value),
-    },
-    h('option', { value: '' }, 'any scheduler'),
-  );
+  const filterSelect = (name: 'state' | 'scheduler', any: string, values: string[]) =>
+    h(
+      'select',
+      { id: `f-${name}`, name, onchange: (e) => setFilter(name, (e.target as HTMLSelectElement).value) },
+      h('option', { value: '' }, any),
+      ...values.map((v) => h('option', { value: v, selected: query.get(name) === v }, v)),
+    );
+  const stateSelect = filterSelect('state', 'any state', STATES);
+  const schedulerSelect = filterSelect('scheduler', 'any scheduler', []);
   const textFilter = (name: 'session' | 'since' | 'owner', placeholder: string) =>
     h('input', {
       id: `f-${name}`,
