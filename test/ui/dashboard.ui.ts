@@ -17,6 +17,9 @@ const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
+/** Waits for a page condition; generous, as a loaded 2-core machine can take seconds to submit a job. */
+const eventually = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: 20_000, interval: 100 });
+
 let server: LocalServer;
 let browser: Browser;
 let page: Page;
@@ -103,37 +106,37 @@ afterAll(async () => {
 describe('the dashboard in Chromium', () => {
   it('lists the apps with counts per state, admitted as the same OS user without a token', async () => {
     await page.goto(`${server.url}/`);
-    await expect.poll(() => page.locator('tr[data-handle]').count()).toBe(2);
-    await expect.poll(() => page.locator('.counts').innerText()).toContain('RUNNING 1');
+    await eventually(() => page.locator('tr[data-handle]').count()).toBe(2);
+    await eventually(() => page.locator('.counts').innerText()).toContain('RUNNING 1');
     expect(await page.locator('.counts').innerText()).toContain('SUCCEEDED 1');
     expect(await page.locator(`tr[data-handle$="${quick.appId}"]`).innerText()).toContain('SUCCEEDED');
   });
 
   it('filters by state and session, keeping the filters in the URL', async () => {
     await page.selectOption('#f-state', 'RUNNING');
-    await expect.poll(() => page.url()).toContain('state=RUNNING');
-    await expect.poll(() => page.locator('tr[data-handle]').count()).toBe(1);
+    await eventually(() => page.url()).toContain('state=RUNNING');
+    await eventually(() => page.locator('tr[data-handle]').count()).toBe(1);
     expect(await page.locator('tr[data-handle]').innerText()).toContain('trainer');
     // A reload keeps the filter.
     await page.goto(`${server.url}/#/?session=torchx`);
-    await expect.poll(() => page.locator('tr[data-handle]').count()).toBe(1);
+    await eventually(() => page.locator('tr[data-handle]').count()).toBe(1);
     expect(await page.locator('tr[data-handle]').innerText()).toContain('quick');
     expect(await page.inputValue('#f-session')).toBe('torchx');
   });
 
   it('pages through the list with the server’s nextToken', async () => {
     await page.goto(`${server.url}/#/?limit=1`);
-    await expect.poll(() => page.locator('tr[data-handle]').innerText()).toContain('trainer');
+    await eventually(() => page.locator('tr[data-handle]').innerText()).toContain('trainer');
     await page.click('text=Older →');
-    await expect.poll(() => page.locator('tr[data-handle]').innerText()).toContain('quick');
+    await eventually(() => page.locator('tr[data-handle]').innerText()).toContain('quick');
     expect(await page.locator('button:has-text("Older →")').isDisabled()).toBe(true);
     await page.click('text=← Newer');
-    await expect.poll(() => page.locator('tr[data-handle]').innerText()).toContain('trainer');
+    await eventually(() => page.locator('tr[data-handle]').innerText()).toContain('trainer');
   });
 
   it('shows an API error as the API words it', async () => {
     await page.goto(`${server.url}/#/?since=not-a-time`);
-    await expect.poll(() => page.locator('.error').count()).toBe(1);
+    await eventually(() => page.locator('.error').count()).toBe(1);
     const text = await page.locator('.error').innerText();
     expect(text).toContain('ValidationFailed (400)');
     expect(text).toContain('since');
@@ -141,26 +144,25 @@ describe('the dashboard in Chromium', () => {
 
   it('shows an app’s timeline, replica grid and the dry-run request it became', async () => {
     await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(trainer.appId)}`);
-    await expect.poll(() => page.locator('h1').innerText()).toContain('RUNNING');
-    await expect.poll(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
+    await eventually(() => page.locator('h1').innerText()).toContain('RUNNING');
+    await eventually(() => page.locator('.timeline li').count()).toBeGreaterThan(0);
     expect(await page.locator('.timeline').innerText()).toMatch(/RUNNING/);
     expect(await page.locator('[data-replica="trainer/0"]').innerText()).toContain('RUNNING');
-    await expect.poll(() => page.locator('.dryrun pre').last().innerText()).toContain('"replicas"');
+    await eventually(() => page.locator('.dryrun pre').last().innerText()).toContain('"replicas"');
     expect(await page.locator('.dryrun pre').last().innerText()).toContain(trainer.appId.split('-')[0] ?? '');
     await page.screenshot({ path: 'docs/dashboard.png', fullPage: false });
   });
 
   it('follows a running app’s log and highlights and jumps between regex matches without hiding lines', async () => {
+    await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(trainer.appId)}`);
     await page.click('a.button:has-text("Logs")');
-    await expect.poll(() => page.locator('pre.log').innerText()).toContain('step 1 ');
+    await eventually(() => page.locator('pre.log').innerText()).toContain('step 1 ');
     const first = (await page.locator('pre.log .line').count()) as number;
-    await expect
-      .poll(() => page.locator('pre.log .line').count(), { timeout: 15_000 })
-      .toBeGreaterThan(first);
+    await expect.poll(() => page.locator('pre.log .line').count()).toBeGreaterThan(first);
     expect(await page.locator('#l-follow').isChecked()).toBe(true);
     await page.fill('#l-search', 'loss=0\\.0[0-9]');
     await page.press('#l-search', 'Enter');
-    await expect.poll(() => page.locator('mark').count()).toBeGreaterThan(0);
+    await eventually(() => page.locator('mark').count()).toBeGreaterThan(0);
     expect(await page.locator('mark.current').count()).toBe(1);
     // Context stays: lines without a match are still shown.
     expect(await page.locator('pre.log').innerText()).toContain('loss=1.0000');
@@ -169,50 +171,56 @@ describe('the dashboard in Chromium', () => {
 
   it('cancels an app after a confirmation', async () => {
     await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(trainer.appId)}`);
+    // Keyboard: Tab to the button, Enter opens the confirmation, Escape keeps the app.
+    await page.locator('button:has-text("Cancel…")').focus();
+    await page.keyboard.press('Enter');
+    await eventually(() => page.locator('dialog[open]').count()).toBe(1);
+    await page.keyboard.press('Escape');
+    await eventually(() => page.locator('dialog').count()).toBe(0);
     await page.click('button:has-text("Cancel…")');
     await page.click('dialog button:has-text("Keep it")');
     expect(await page.locator('h1').innerText()).toContain('RUNNING');
     await page.click('button:has-text("Cancel…")');
     await page.click('dialog button:has-text("Cancel app")');
-    await expect.poll(() => page.locator('h1').innerText(), { timeout: 20_000 }).toContain('CANCELLED');
+    await eventually(() => page.locator('h1').innerText()).toContain('CANCELLED');
     expect(await page.locator('.timeline').innerText()).toContain('CANCELLED');
   });
 
   it('relaunches an app: the dry run first, then a new app under a new Idempotency-Key', async () => {
     await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(quick.appId)}`);
-    await expect.poll(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
     await page.click('button:has-text("Relaunch…")');
     await expect
       .poll(() => page.locator('dialog .dryrun pre').last().innerText())
       .toContain('hello from quick');
     await page.click('dialog button:has-text("Submit")');
-    await expect.poll(() => page.url()).not.toContain(encodeURIComponent(quick.appId));
-    await expect.poll(() => page.locator('h1').innerText(), { timeout: 20_000 }).toContain('SUCCEEDED');
+    await eventually(() => page.url()).not.toContain(encodeURIComponent(quick.appId));
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
     const list = await api<{ apps: Array<{ name: string }> }>('GET', '/v1/apps');
     expect(list.apps.filter((a) => a.name === 'quick')).toHaveLength(2);
   });
 
   it('composes an app from a component and run options, shows its dry run, and runs it', async () => {
     await page.goto(`${server.url}/#/new`);
-    await expect.poll(() => page.locator('#c-component option').count()).toBeGreaterThan(3);
+    await eventually(() => page.locator('#c-component option').count()).toBeGreaterThan(3);
     await page.selectOption('#c-component', 'utils.echo');
     await page.fill('input[data-arg="msg"]', 'from the composer');
     await page.fill('input[data-arg="image"]', dataDir);
     await page.selectOption('#c-scheduler', 'local_cwd');
     await page.click('button:has-text("Dry run")');
-    await expect.poll(() => page.locator('.dryrun').innerText()).toContain('from the composer');
+    await eventually(() => page.locator('.dryrun').innerText()).toContain('from the composer');
     await page.click('button.primary:has-text("Run")');
-    await expect.poll(() => page.url()).toContain('#/app/local_cwd/');
-    await expect.poll(() => page.locator('h1').innerText(), { timeout: 20_000 }).toContain('SUCCEEDED');
+    await eventually(() => page.url()).toContain('#/app/local_cwd/');
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
   });
 
   it('shows the API’s words when the composer’s request is refused', async () => {
     await page.goto(`${server.url}/#/`);
     await page.goto(`${server.url}/#/new`);
-    await expect.poll(() => page.locator('#c-scheduler option').count()).toBeGreaterThan(0);
+    await eventually(() => page.locator('#c-scheduler option').count()).toBeGreaterThan(0);
     await page.fill('#c-appdef', '{"name": "x", "roles": [{"name": "r", "image": "i"}]}');
     await page.click('button:has-text("Dry run")');
-    await expect.poll(() => page.locator('.error').innerText()).toContain('app.roles.0.entrypoint');
+    await eventually(() => page.locator('.error').innerText()).toContain('app.roles.0.entrypoint');
   });
 
   it('works the same through txs ui: the one-time link becomes a cookie, and the page lists the apps', async () => {
@@ -223,8 +231,8 @@ describe('the dashboard in Chromium', () => {
     });
     try {
       await page.goto(proxy.url);
-      await expect.poll(() => page.url()).toBe(`http://127.0.0.1:${proxy.port}/`);
-      await expect.poll(() => page.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
+      await eventually(() => page.url()).toBe(`http://127.0.0.1:${proxy.port}/`);
+      await eventually(() => page.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
       const cookies = await page.context().cookies(`http://127.0.0.1:${proxy.port}/`);
       expect(cookies.find((c) => c.name === 'txs_ui')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
       // The page cannot read the session cookie, and the link does not work twice.
