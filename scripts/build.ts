@@ -5,18 +5,20 @@
  *   `tsc -p tsconfig.build.json`, the targets of the `exports` map (`./cdk`, `./client`, `./specs`).
  * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander and zod inside; the SigV4
  *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent.
+ * - `dist/ui/`: the dashboard (`index.html`, `app.js`, `app.css`), served by `txs ui` from an installed package.
  * - `dist/lambda/<name>/index.mjs`: one bundle per function of functions/routes.ts `FUNCTIONS`, with the
  *   stack's esbuild options; the construct deploys these instead of bundling at synth time.
  *
  * Usage: `npm run build` (from a clone, after `npm ci`).
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
 import { FUNCTIONS } from '../functions/routes.js';
+import { buildUiAssets } from '../lib/cli/ui-assets.js';
 import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -49,6 +51,17 @@ await build({
   logLevel: 'error',
 });
 
+// The dashboard: one script and one style sheet, the same as the local server builds from ui/.
+const ui = await buildUiAssets(join(ROOT, 'ui'));
+mkdirSync(join(DIST, 'ui'), { recursive: true });
+for (const [file, text] of [
+  ['index.html', ui.html],
+  ['app.js', ui.js],
+  ['app.css', ui.css],
+] as const) {
+  writeFileSync(join(DIST, 'ui', file), text);
+}
+
 // One bundle per function, exactly as the stack would bundle it.
 await Promise.all(
   FUNCTIONS.map((fn) =>
@@ -63,5 +76,5 @@ await Promise.all(
 
 console.log(
   `built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s: cdk, specs, client (.js + .d.ts), ` +
-    `cli/main.js, ${FUNCTIONS.length} function bundles in dist/${PREBUILT_DIR_NAME}/`,
+    `cli/main.js, ui/, ${FUNCTIONS.length} function bundles in dist/${PREBUILT_DIR_NAME}/`,
 );

@@ -46,6 +46,29 @@ export function isLoopbackHostname(hostname: string): boolean {
   );
 }
 
+/** True when `authority` (a `Host` header value or an origin's host) is loopback with exactly `port`. */
+export function isLoopbackAuthority(authority: string, port: number): boolean {
+  let url: URL;
+  try {
+    url = new URL(`http://${authority}`);
+  } catch {
+    return false;
+  }
+  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '') return false;
+  const actualPort = url.port === '' ? 80 : Number(url.port);
+  return actualPort === port && isLoopbackHostname(url.hostname);
+}
+
+/** True when `origin` (an `Origin` header value) is exactly `http://<loopback name>:<port>`. */
+export function isLoopbackOrigin(origin: string, port: number): boolean {
+  try {
+    const url = new URL(origin);
+    return url.protocol === 'http:' && url.origin === origin && isLoopbackAuthority(url.host, port);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Reads the token of the local server at `endpoint`, or undefined when the endpoint is not a loopback
  * http URL or the file cannot be read (no local server, or another user's).

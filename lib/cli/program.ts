@@ -15,6 +15,7 @@ import { registerLog } from './commands/log.js';
 import { normalizeRunArgv, registerRun } from './commands/run.js';
 import { registerRunopts } from './commands/runopts.js';
 import { registerStatus } from './commands/status.js';
+import { registerUi } from './commands/ui.js';
 import { registerWait } from './commands/wait.js';
 import { CliError, ExitCode } from './errors.js';
 import { Invocation, packageVersion } from './invocation.js';
@@ -62,6 +63,7 @@ function buildProgram(invocation: Invocation): Command {
   registerCancel(program, invocation);
   registerDelete(program, invocation);
   registerWait(program, invocation);
+  registerUi(program, invocation);
   registerRunopts(program, invocation);
   registerBuiltins(program, invocation);
   return program;

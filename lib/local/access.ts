@@ -13,7 +13,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { isLoopbackHostname } from '../cli/local-token.js';
+import { isLoopbackAuthority, isLoopbackOrigin } from '../cli/local-token.js';
 
 /** A refusal: the status code and the API's `{ error: { code, message } }` body. */
 export interface Refusal {
@@ -110,19 +110,6 @@ function single(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** True when `authority` (a `Host` header value or an origin's host) is loopback with exactly `port`. */
-function isLoopbackAuthority(authority: string, port: number): boolean {
-  let url: URL;
-  try {
-    url = new URL(`http://${authority}`);
-  } catch {
-    return false;
-  }
-  if (url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '') return false;
-  const actualPort = url.port === '' ? 80 : Number(url.port);
-  return actualPort === port && isLoopbackHostname(url.hostname);
-}
-
 /**
  * Checks `Host`, `Origin` and `Sec-Fetch-Site`: the request must come from this machine's loopback names with
  * the server's port, and not from another site's page.
@@ -140,14 +127,7 @@ export function checkHostAndOrigin(req: IncomingMessage, port: number): Refusal 
   }
   const origin = single(req.headers.origin);
   if (origin !== undefined) {
-    let ok = false;
-    try {
-      const url = new URL(origin);
-      ok = url.protocol === 'http:' && url.origin === origin && isLoopbackAuthority(url.host, port);
-    } catch {
-      ok = false;
-    }
-    if (!ok) {
+    if (!isLoopbackOrigin(origin, port)) {
       return forbidden(
         `Origin ${JSON.stringify(origin)} may not call this local server; only pages it serves itself may ` +
           '(cross-origin requests from web pages are refused)',

@@ -25,6 +25,7 @@ import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { closeRunner, configureLocalMode, recoverLocalApps } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
+import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { createTableInput } from '../store/index.js';
 import { LocalAccess, type ProcNetReader } from './access.js';
@@ -360,6 +361,11 @@ async function serve(
             details: [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
           },
         });
+        return;
+      }
+      // The dashboard (`/`, `/ui/*`), admitted by the same rule as the API.
+      if (await serveUi(req.method ?? 'GET', path, res)) {
+        req.resume();
         return;
       }
       const candidates = routes

@@ -3,7 +3,6 @@
  * client's OS user (from /proc/net/tcp, faked here to play another user), and its private files.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,6 +10,7 @@ import { TxsClient } from '../../lib/cli/client.js';
 import { readProcNet } from '../../lib/local/access.js';
 import { DataDirError, LOCK_FILE } from '../../lib/local/private-files.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { rawRequest } from '../helpers/raw-http.js';
 
 let server: LocalServer;
 let root: string;
@@ -59,36 +59,18 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-interface RawReply {
-  status: number;
-  body: Record<string, unknown>;
-}
-
-/** A request with full control of the headers (fetch does not let a caller set Host). */
-function raw(
+/** A request with full control of the headers; the answer's JSON body parsed. */
+async function raw(
   method: string,
   path: string,
   headers: Record<string, string>,
   body?: string,
-): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { host: '127.0.0.1', port: server.port, method, path, headers, setHost: false, agent: false },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({
-            status: res.statusCode ?? 0,
-            body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-          });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const reply = await rawRequest(server.port, method, path, headers, body);
+  return {
+    status: reply.status,
+    body: reply.body ? (JSON.parse(reply.body) as Record<string, unknown>) : {},
+  };
 }
 
 const own = () => `127.0.0.1:${server.port}`;

@@ -179,8 +179,11 @@ afterAll(async () => {
 });
 
 describe('the packed npm package', () => {
-  it('holds the prebuilt CLI, construct, types and one bundle per function, and no sources', () => {
+  it('holds the prebuilt CLI, construct, types, the dashboard and one bundle per function, and no sources', () => {
     expect(existsSync(path.join(installed, 'dist/cli/main.js'))).toBe(true);
+    for (const file of ['index.html', 'app.js', 'app.css'])
+      expect(existsSync(path.join(installed, 'dist/ui', file)), file).toBe(true);
+    expect(existsSync(path.join(installed, 'ui'))).toBe(false);
     expect(existsSync(path.join(installed, 'dist/cdk/index.d.ts'))).toBe(true);
     for (const fn of FUNCTIONS)
       expect(existsSync(path.join(installed, 'dist/lambda', fn.name, 'index.mjs')), fn.name).toBe(true);

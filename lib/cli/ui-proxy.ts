@@ -1,0 +1,209 @@
+/**
+ * `txs ui`'s server: the dashboard on a loopback port for a deployed stack. The page's API calls are
+ * forwarded to one fixed upstream (the configured endpoint, never the request's Host), SigV4-signed here, so
+ * AWS credentials never reach the browser. Only loopback `Host`/`Origin` with this port are admitted; the
+ * URL printed at start carries a one-time token that is exchanged for an HttpOnly, SameSite=Strict session
+ * cookie; only the API's own paths and methods are forwarded.
+ *
+ * @module
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
+import type { RequestSigner } from './sigv4.js';
+import { serveUi } from './ui-assets.js';
+
+/** The API's routes the page may call: method and path pattern (one segment per `{…}`). */
+export const UI_PROXY_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
+  { method: 'GET', path: /^\/v1\/schedulers$/ },
+  { method: 'GET', path: /^\/v1\/components$/ },
+  { method: 'POST', path: /^\/v1\/dryrun$/ },
+  { method: 'GET', path: /^\/v1\/apps$/ },
+  { method: 'POST', path: /^\/v1\/apps$/ },
+  { method: 'GET', path: /^\/v1\/apps\/[^/]+\/[^/]+$/ },
+  { method: 'DELETE', path: /^\/v1\/apps\/[^/]+\/[^/]+$/ },
+  { method: 'POST', path: /^\/v1\/apps\/[^/]+\/[^/]+\/cancel$/ },
+  { method: 'GET', path: /^\/v1\/apps\/[^/]+\/[^/]+\/logs$/ },
+];
+
+/** Request headers passed on to the API; everything else (cookies above all) stays here. */
+const FORWARDED_REQUEST_HEADERS = ['accept', 'content-type', 'idempotency-key'];
+/** Response headers passed back to the page. */
+const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed'];
+const COOKIE = 'txs_ui';
+const MAX_BODY = 1024 * 1024;
+
+/** Options of {@link startUiProxy}. */
+export interface UiProxyOptions {
+  /** The API base URL (e.g. `https://abc.execute-api.us-east-1.amazonaws.com/prod`), without a trailing slash. */
+  upstream: string;
+  /** Signs each forwarded request; unsigned when omitted. */
+  signer?: RequestSigner;
+  /** Extra headers on every forwarded request (e.g. `x-txs-user`). */
+  headers?: Record<string, string>;
+  /** Port on 127.0.0.1; 0 picks a free one. */
+  port?: number;
+  /** `fetch` used upstream (tests). */
+  fetch?: typeof fetch;
+}
+
+/** A running `txs ui` server. */
+export interface UiProxy {
+  /** The URL to open once: it carries the one-time token. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function equal(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function refuse(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+function cookieOf(req: IncomingMessage): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === COOKIE) return value.join('=');
+  }
+  return undefined;
+}
+
+async function readBody(req: IncomingMessage): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new RangeError('body over 1 MiB');
+    chunks.push(chunk as Buffer);
+  }
+  return chunks.length === 0 ? undefined : Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * Starts the dashboard server for a deployed stack on 127.0.0.1.
+ *
+ * @example
+ * ```ts
+ * const proxy = await startUiProxy({ upstream: 'https://abc.execute-api.us-east-1.amazonaws.com/prod', signer });
+ * console.log(`open ${proxy.url}`);
+ * ```
+ */
+export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
+  const upstream = new URL(options.upstream.replace(/\/+$/, ''));
+  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const doFetch = options.fetch ?? fetch;
+  let oneTimeToken: string | undefined = randomBytes(32).toString('base64url');
+  const session = randomBytes(32).toString('base64url');
+  let port = 0;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const target = req.url ?? '/';
+    if (!target.startsWith('/'))
+      return refuse(res, 400, 'BadRequest', 'only origin-form request targets are served');
+    if (req.headers.host === undefined || !isLoopbackAuthority(req.headers.host, port)) {
+      return refuse(res, 403, 'Forbidden', `Host must be 127.0.0.1:${port} or localhost:${port}`);
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin, port)) {
+      return refuse(res, 403, 'Forbidden', 'cross-origin requests are refused');
+    }
+    const site = req.headers['sec-fetch-site'];
+    if (site !== undefined && site !== 'same-origin' && site !== 'none') {
+      return refuse(res, 403, 'Forbidden', `a ${site} request may not use this dashboard`);
+    }
+    // The path as sent: `.` and `..` segments are refused before URL parsing could resolve them.
+    const rawPath = target.split(/[?#]/)[0] ?? '';
+    if (rawPath.split('/').some((s) => /^(\.|%2e){1,2}$/i.test(s))) {
+      return refuse(res, 400, 'ValidationFailed', 'path: "." and ".." segments are not resolved');
+    }
+    const url = new URL(target, 'http://127.0.0.1');
+    const path = url.pathname;
+    // The one-time token: exchanged once for the session cookie, then gone.
+    const presented = url.searchParams.get('token');
+    if (path === '/' && presented !== null) {
+      if (oneTimeToken === undefined || !equal(presented, oneTimeToken)) {
+        return refuse(
+          res,
+          401,
+          'Unauthorized',
+          'this link was already used or is not this server’s; restart txs ui',
+        );
+      }
+      oneTimeToken = undefined;
+      res.writeHead(303, {
+        location: '/',
+        'set-cookie': `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`,
+        'cache-control': 'no-store',
+      });
+      res.end();
+      return;
+    }
+    const cookie = cookieOf(req);
+    if (cookie === undefined || !equal(cookie, session)) {
+      return refuse(res, 401, 'Unauthorized', 'open the link txs ui printed (it carries a one-time token)');
+    }
+    if (await serveUi(req.method ?? 'GET', path, res)) return;
+    const routes = UI_PROXY_ROUTES.filter((r) => r.path.test(rawPath));
+    if (routes.length === 0) return refuse(res, 404, 'RouteNotFound', `No route ${req.method} ${rawPath}`);
+    if (!routes.some((r) => r.method === req.method)) {
+      return refuse(res, 405, 'MethodNotAllowed', `${req.method} is not allowed on ${rawPath}`);
+    }
+    const method = req.method ?? 'GET';
+    let body: string | undefined;
+    try {
+      body = await readBody(req);
+    } catch {
+      return refuse(res, 413, 'PayloadTooLarge', 'body over 1 MiB');
+    }
+    const forward = new URL(`${upstream.origin}${basePath}${rawPath}${url.search}`);
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    for (const name of FORWARDED_REQUEST_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const signed = options.signer
+      ? await options.signer.sign({ method, url: forward, headers, ...(body === undefined ? {} : { body }) })
+      : headers;
+    let answer: Response;
+    try {
+      answer = await doFetch(forward, { method, headers: signed, body, redirect: 'manual' });
+    } catch {
+      return refuse(res, 502, 'UpstreamUnavailable', `the API at ${upstream.origin} did not answer`);
+    }
+    const out: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
+    for (const name of FORWARDED_RESPONSE_HEADERS) {
+      const value = answer.headers.get(name);
+      if (value !== null) out[name] = value;
+    }
+    res.writeHead(answer.status, out);
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) refuse(res, 500, 'InternalError', 'txs ui failed to answer');
+      else res.end();
+    });
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(options.port ?? 0, '127.0.0.1', ok);
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/?token=${oneTimeToken}`,
+    port,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
+}

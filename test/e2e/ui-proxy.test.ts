@@ -1,0 +1,155 @@
+/**
+ * `txs ui`'s server: a fixed, signed upstream; loopback Host/Origin; a one-time token exchanged for an
+ * HttpOnly cookie; only the API's paths and methods; no credential in any answer.
+ */
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSigV4Signer } from '../../lib/cli/sigv4.js';
+import { startUiProxy, type UiProxy } from '../../lib/cli/ui-proxy.js';
+import { type RawReply, rawRequest } from '../helpers/raw-http.js';
+
+const ACCESS_KEY = 'AKIDEXAMPLEUIPROXY01';
+const SECRET = 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYUIPROXYSECRET';
+const SESSION_TOKEN = 'FwoGZXIvYXdzEUIPROXYSESSIONTOKEN';
+
+let upstream: Server;
+let proxy: UiProxy;
+let token: string;
+const seen: Array<{ method: string; url: string; headers: IncomingHttpHeaders; body: string }> = [];
+
+function send(
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<RawReply> {
+  return rawRequest(proxy.port, method, path, headers, body);
+}
+
+const replies: RawReply[] = [];
+async function call(method: string, path: string, headers: Record<string, string> = {}, body?: string) {
+  const reply = await send(method, path, { host: `127.0.0.1:${proxy.port}`, ...headers }, body);
+  replies.push(reply);
+  return reply;
+}
+
+let cookie = '';
+
+beforeAll(async () => {
+  upstream = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+      });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'set-cookie': 'upstream=1',
+        'x-amzn-requestid': 'r1',
+      });
+      res.end(JSON.stringify({ apps: [] }));
+    });
+  });
+  await new Promise<void>((ok) => upstream.listen(0, '127.0.0.1', ok));
+  proxy = await startUiProxy({
+    upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/prod`,
+    signer: createSigV4Signer({
+      region: 'us-east-1',
+      credentials: { accessKeyId: ACCESS_KEY, secretAccessKey: SECRET, sessionToken: SESSION_TOKEN },
+    }),
+  });
+  token = new URL(proxy.url).searchParams.get('token') ?? '';
+});
+afterAll(async () => {
+  await proxy?.close();
+  await new Promise<void>((ok) => upstream?.close(() => ok()));
+});
+
+describe('txs ui’s server', () => {
+  it('refuses everything but the one-time link before the token was exchanged', async () => {
+    expect((await call('GET', '/')).status).toBe(401);
+    expect((await call('GET', '/v1/apps')).status).toBe(401);
+    expect((await call('GET', '/?token=wrong')).status).toBe(401);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('exchanges the one-time token for an HttpOnly SameSite=Strict cookie, once', async () => {
+    const first = await call('GET', `/?token=${token}`);
+    expect(first.status).toBe(303);
+    const setCookie = first.headers['set-cookie']?.[0] ?? '';
+    expect(setCookie).toMatch(/HttpOnly/);
+    expect(setCookie).toMatch(/SameSite=Strict/);
+    cookie = setCookie.split(';')[0] ?? '';
+    const reused = await call('GET', `/?token=${token}`);
+    expect(reused.status).toBe(401);
+    expect(reused.headers['set-cookie']).toBeUndefined();
+    const page = await call('GET', '/', { cookie });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('/ui/app.js');
+  });
+
+  it('forwards the API’s routes to the fixed upstream, SigV4-signed, with only the allowed headers', async () => {
+    const reply = await call('GET', '/v1/apps?state=RUNNING', { cookie, 'x-forwarded-host': 'evil.example' });
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual({ apps: [] });
+    const got = seen.at(-1)!;
+    expect(got.url).toBe('/prod/v1/apps?state=RUNNING');
+    expect(got.headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLEUIPROXY01\//);
+    expect(got.headers.cookie).toBeUndefined();
+    expect(got.headers['x-forwarded-host']).toBeUndefined();
+    expect(reply.headers['set-cookie']).toBeUndefined();
+    const run = await call(
+      'POST',
+      '/v1/apps',
+      {
+        cookie,
+        origin: `http://127.0.0.1:${proxy.port}`,
+        'content-type': 'application/json',
+        'idempotency-key': 'k-1',
+      },
+      '{"scheduler":"aws_batch"}',
+    );
+    expect(run.status).toBe(200);
+    expect(seen.at(-1)!.headers['idempotency-key']).toBe('k-1');
+    expect(seen.at(-1)!.body).toBe('{"scheduler":"aws_batch"}');
+  });
+
+  it('refuses a foreign Host, a foreign Origin and a cross-site request even with the cookie', async () => {
+    const before = seen.length;
+    expect((await send('GET', '/v1/apps', { host: 'evil.example', cookie })).status).toBe(403);
+    expect((await send('GET', '/v1/apps', { host: `evil.example:${proxy.port}`, cookie })).status).toBe(403);
+    expect((await call('GET', '/v1/apps', { cookie, origin: 'http://evil.example' })).status).toBe(403);
+    expect(
+      (await call('POST', '/v1/apps', { cookie, origin: `http://localhost:${proxy.port + 1}` })).status,
+    ).toBe(403);
+    expect((await call('GET', '/v1/apps', { cookie, 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect(seen.length).toBe(before);
+  });
+
+  it('forwards nothing outside the allow-list of the API’s paths and methods', async () => {
+    const before = seen.length;
+    expect((await call('GET', '/v1/openapi.json', { cookie })).status).toBe(404);
+    expect((await call('GET', '/v1/apps/a/b/c/d', { cookie })).status).toBe(404);
+    expect((await call('GET', '/v1/apps/x/..', { cookie })).status).toBe(400);
+    expect((await call('GET', '/v1/apps/%2e%2e/x/logs', { cookie })).status).toBe(400);
+    expect((await call('PUT', '/v1/apps', { cookie })).status).toBe(405);
+    expect((await call('DELETE', '/v1/apps', { cookie })).status).toBe(405);
+    expect((await call('GET', 'http://evil.example/v1/apps', { cookie })).status).toBe(400);
+    expect(seen.length).toBe(before);
+  });
+
+  it('never sends a credential to the page', () => {
+    expect(replies.length).toBeGreaterThan(10);
+    for (const reply of replies) {
+      const text = JSON.stringify(reply);
+      for (const secret of [ACCESS_KEY, SECRET, SESSION_TOKEN, 'AWS4-HMAC-SHA256', 'x-amz-security-token']) {
+        expect(text).not.toContain(secret);
+      }
+    }
+  });
+});

@@ -1,0 +1,34 @@
+/** The dashboard's entry: a hash router over the views. */
+import { h, replace } from './dom.js';
+import { parseRoute } from './route.js';
+import { appView } from './views/app.js';
+import { composerView } from './views/composer.js';
+import { listView } from './views/list.js';
+import { logsView } from './views/logs.js';
+
+const main = document.getElementById('main') as HTMLElement;
+let cleanup: () => void = () => undefined;
+
+function show(): void {
+  cleanup();
+  const route = parseRoute(location.hash);
+  for (const link of document.querySelectorAll('header nav a')) {
+    const view = link.getAttribute('data-view');
+    if (view === route.view) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const view = h('div');
+  replace(main, view);
+  cleanup =
+    route.view === 'app'
+      ? appView(view, route)
+      : route.view === 'logs'
+        ? logsView(view, route)
+        : route.view === 'new'
+          ? composerView(view)
+          : listView(view, route);
+  main.focus({ preventScroll: true });
+}
+
+addEventListener('hashchange', show);
+show();

@@ -1,0 +1,214 @@
+/** An app's page: state, actions, stuck-job hint, timeline, role × replica grid, the request it became. */
+import type { AppResponse } from '../../lib/specs/api.js';
+import { api, errorBox, type RunRequest } from '../api.js';
+import { badge, confirmDialog, h, replace, time } from '../dom.js';
+import { stuckHint } from '../hints.js';
+import { Poller } from '../poll.js';
+import { appHref, newKey, type Route, TERMINAL } from '../route.js';
+import { dryRunBlock } from './dryrun.js';
+
+/** The request an app was made from: its recorded AppDef, cfg and session. */
+export function recordedRequest(app: AppResponse): RunRequest {
+  return { scheduler: app.scheduler, session: app.session, app: app.app, cfg: app.cfg ?? {} };
+}
+
+/** Renders the app page; returns the clean-up. */
+export function appView(root: HTMLElement, route: Route): () => void {
+  const scheduler = route.scheduler ?? '';
+  const appId = route.appId ?? '';
+  const head = h('div', { class: 'app-head' });
+  const notice = h('div', { 'aria-live': 'polite' });
+  const hint = h('div');
+  const grid = h('section', { 'aria-label': 'replicas' });
+  const timeline = h('section', { 'aria-label': 'timeline' });
+  const request = h(
+    'section',
+    { 'aria-label': 'request' },
+    h('h2', {}, 'The request it became'),
+    h(
+      'p',
+      { class: 'muted small' },
+      'A dry run of the recorded AppDef and run options (generated names differ).',
+    ),
+  );
+  replace(root, head, notice, hint, grid, timeline, request);
+  let current: AppResponse | undefined;
+  let last = '';
+  let dryRunShown = false;
+
+  const act = async (label: string, run: () => Promise<unknown>) => {
+    try {
+      await run();
+      replace(notice, h('div', { class: 'ok', role: 'status' }, label));
+    } catch (error) {
+      replace(notice, errorBox(error));
+    }
+    poller.hurry();
+  };
+
+  const cancel = async () => {
+    if (!(await confirmDialog('Cancel this app?', `${current?.handle} will be stopped.`, 'Cancel app')))
+      return;
+    await act('Cancel requested.', () => api.cancel(scheduler, appId));
+  };
+  const remove = async () => {
+    const ok = await confirmDialog(
+      'Delete this app?',
+      `${current?.handle} is removed from the scheduler (and cancelled if live). Its record is kept.`,
+      'Delete app',
+    );
+    if (ok) await act('Deleted from the scheduler.', () => api.remove(scheduler, appId));
+  };
+  const relaunch = async () => {
+    if (!current) return;
+    const body = recordedRequest(current);
+    const key = newKey();
+    const content = h(
+      'div',
+      {},
+      h('p', {}, 'Dry run of the same request:'),
+      h('p', { class: 'muted' }, 'loading…'),
+    );
+    const pending = confirmDialog('Relaunch this app?', content, 'Submit');
+    try {
+      replace(content, h('p', {}, 'Dry run of the same request:'), dryRunBlock(await api.dryrun(body)));
+    } catch (error) {
+      replace(content, errorBox(error));
+    }
+    if (!(await pending)) return;
+    try {
+      const run = await api.run(body, key);
+      location.hash = appHref(run.scheduler, run.appId);
+    } catch (error) {
+      replace(notice, errorBox(error));
+    }
+  };
+
+  const render = (app: AppResponse) => {
+    const live = !TERMINAL.has(app.status.state);
+    replace(
+      head,
+      h('h1', {}, app.name, ' ', badge(app.status.state)),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Handle'),
+        h('dd', {}, h('code', {}, app.handle)),
+        h('dt', {}, 'Owner'),
+        h('dd', {}, app.owner ?? ''),
+        h('dt', {}, 'Created'),
+        h('dd', {}, time(app.createdAt)),
+        app.cancelRequestedAt && h('dt', {}, 'Cancel requested'),
+        app.cancelRequestedAt && h('dd', {}, time(app.cancelRequestedAt)),
+        app.status.msg && h('dt', {}, 'Message'),
+        app.status.msg && h('dd', { class: 'reason' }, app.status.msg),
+      ),
+      h(
+        'div',
+        { class: 'row actions' },
+        h('a', { class: 'button', href: appHref(scheduler, appId, 'logs') }, 'Logs'),
+        live && h('button', { type: 'button', onclick: cancel }, 'Cancel…'),
+        h('button', { type: 'button', onclick: remove }, 'Delete…'),
+        h('button', { type: 'button', onclick: relaunch }, 'Relaunch…'),
+        app.status.uiUrl &&
+          h(
+            'a',
+            { class: 'button', href: app.status.uiUrl, target: '_blank', rel: 'noopener noreferrer' },
+            /^https:\/\/[^/]*console\.aws\.amazon\.com\//.test(app.status.uiUrl)
+              ? 'AWS console ↗'
+              : 'Scheduler UI ↗',
+          ),
+      ),
+    );
+    const stuck = stuckHint(app);
+    replace(
+      hint,
+      stuck &&
+        h(
+          'div',
+          { class: 'hint', role: 'note' },
+          h('strong', {}, 'Waiting to run. '),
+          stuck.say,
+          h('div', {}, h('strong', {}, 'What to check: '), stuck.check),
+          stuck.reason && h('div', { class: 'muted small' }, `Scheduler’s words: ${stuck.reason}`),
+        ),
+    );
+    replace(
+      grid,
+      h('h2', {}, 'Roles × replicas'),
+      ...app.status.roles.map((role) =>
+        h(
+          'div',
+          { class: 'role' },
+          h('h3', {}, role.role),
+          h(
+            'div',
+            { class: 'replicas' },
+            ...role.replicas.map((r) => {
+              const q = new URLSearchParams({ role: role.role, replica: String(r.id) });
+              return h(
+                'div',
+                { class: `replica s-${r.state.toLowerCase()}`, 'data-replica': `${role.role}/${r.id}` },
+                h('div', { class: 'row' }, h('strong', {}, `#${r.id}`), badge(r.state)),
+                r.exitCode !== undefined && h('div', {}, `exit ${r.exitCode}`),
+                r.hostname && h('div', { class: 'small' }, r.hostname),
+                r.reason && h('div', { class: 'reason small' }, r.reason),
+                h('a', { href: appHref(scheduler, appId, 'logs', q), class: 'small' }, 'logs'),
+              );
+            }),
+          ),
+        ),
+      ),
+      app.status.roles.length === 0 && h('p', { class: 'muted' }, 'No replica details yet.'),
+    );
+    replace(
+      timeline,
+      h('h2', {}, 'Timeline'),
+      h(
+        'ol',
+        { class: 'timeline' },
+        ...(app.history ?? []).map((entry, i) =>
+          h(
+            'li',
+            {},
+            time(entry.time),
+            ' ',
+            badge(entry.from),
+            ' → ',
+            badge(entry.to),
+            entry.source && h('span', { class: 'source' }, entry.source),
+            entry.reason && h('div', { class: 'reason small' }, entry.reason),
+            i === 4 && app.historyElided
+              ? h('div', { class: 'muted' }, `… ${app.historyElided} transitions elided …`)
+              : null,
+          ),
+        ),
+      ),
+    );
+    if (!dryRunShown) {
+      dryRunShown = true;
+      api.dryrun(recordedRequest(app)).then(
+        (result) => request.append(dryRunBlock(result)),
+        (error) => request.append(errorBox(error)),
+      );
+    }
+  };
+
+  const load = async (): Promise<boolean> => {
+    try {
+      const app = await api.app(scheduler, appId);
+      current = app;
+      const key = JSON.stringify(app);
+      if (key === last) return false;
+      last = key;
+      render(app);
+      return true;
+    } catch (error) {
+      replace(head, h('h1', {}, appId), errorBox(error));
+      throw error;
+    }
+  };
+  const poller = new Poller(load);
+  poller.start();
+  return () => poller.stop();
+}
