@@ -160,6 +160,8 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   private readonly stackTags: Readonly<Record<string, string>>;
   /** Shared job definitions registered by this instance: content-hash name → revision ARN (insertion order). */
   private readonly definitionArns = new Map<string, string>();
+  /** The run options, built on first use (they depend only on the default user). */
+  private runOptions: RunOpts | undefined;
 
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
     super(AWS_BATCH_SCHEDULER, context);
@@ -174,7 +176,8 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
 
   /** The run options; `user` defaults to the configured default user, else the OS user. */
   runOpts(): RunOpts {
-    return awsBatchRunOpts(this.defaultUser ?? osUserName());
+    this.runOptions ??= awsBatchRunOpts(this.defaultUser ?? osUserName());
+    return this.runOptions;
   }
 
   /** cancel, logs, full describe, distributed, mounts and retries; no elasticity. */
@@ -190,8 +193,18 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     };
   }
 
-  protected translate(app: AppDef, cfg: AwsBatchOpts): AppDryRunInfo<AwsBatchRequest> {
-    const { request, app: submitted } = translateApp(app, cfg, this.uniqueNamer, this.stackTags);
+  protected translate(
+    app: AppDef,
+    cfg: AwsBatchOpts,
+    worstCaseSizes = false,
+  ): AppDryRunInfo<AwsBatchRequest> {
+    const { request, app: submitted } = translateApp(
+      app,
+      cfg,
+      this.uniqueNamer,
+      this.stackTags,
+      worstCaseSizes,
+    );
     return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
   }
 
@@ -210,6 +223,15 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
       (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`,
       this.stackTags,
     );
+  }
+
+  /**
+   * The base checks, then one translation that makes {@link validate}'s checks itself (the size quotas for the
+   * longest unique name), so the app is translated once per dry run or run.
+   */
+  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsBatchRequest> {
+    super.validate(app, cfg);
+    return this.translate(app, cfg as AwsBatchOpts, true);
   }
 
   /**

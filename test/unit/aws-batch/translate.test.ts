@@ -473,5 +473,21 @@ describe('AwsBatchScheduler translation', () => {
       expect(() => scheduler.submitDryrun(app, { queue: 'q' })).not.toThrow();
       expect(() => scheduler.validate(app, { queue: 'q' })).toThrow(/the job definition is \d+ bytes/);
     });
+
+    it("checks validate's longest-name sizes in the one translation of validatedDryrun", () => {
+      const { scheduler } = mockedScheduler({ uniqueNamer: (p) => `${p}-b` });
+      const app = echoApp();
+      app.roles[0]!.args = ['${app_id}', ''];
+      const size = (a: AppDef) =>
+        Buffer.byteLength(
+          JSON.stringify(translateApp(a, opts(), (p) => `${p}-b`).request.registerJobDefinition),
+        );
+      const cfg = scheduler.runOpts().resolve({ queue: 'q' });
+      expect(scheduler.validatedDryrun(app, cfg).request).toEqual(scheduler.submitDryrun(app, cfg).request);
+      // Fits with the 1-character suffix drawn, not with the longest one: rejected as validate rejects it.
+      app.roles[0]!.args = ['${app_id}', 'x'.repeat(24 * 1024 - size(app) - 5)];
+      expect(() => scheduler.submitDryrun(app, cfg)).not.toThrow();
+      expect(() => scheduler.validatedDryrun(app, cfg)).toThrow(/the job definition is \d+ bytes/);
+    });
   });
 });
