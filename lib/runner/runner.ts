@@ -648,14 +648,25 @@ export class Runner {
    * the new record yet, so a miss is looked up again after each of `lateIndexDelaysMs` before the event is
    * taken as foreign. `onIndexMiss` is told about every miss (for a metric).
    *
+   * When the event names the app id (`appId`), the record is read by key (one consistent read, then one
+   * conditional write when the event moves it forward, none for a duplicate); the name index is asked only
+   * when there is no record under that key.
+   *
    * @returns undefined when the app was not launched by us (no record): such events are ignored.
    */
   async applyNativeTransition(
     scheduler: string,
     nativeName: string,
     transition: AppStateTransition,
-    observe: { onIndexMiss?: (lookup: number, last: boolean) => void } = {},
+    observe: { onIndexMiss?: (lookup: number, last: boolean) => void; appId?: string } = {},
   ): Promise<TransitionOutcome | undefined> {
+    if (observe.appId !== undefined && observe.appId !== '') {
+      const byKey = await this.store.transition(
+        makeAppHandle(scheduler, this.sessionName, observe.appId),
+        transition,
+      );
+      if (byKey.applied || byKey.reason !== 'missing') return byKey;
+    }
     let record = await this.store.findByNativeName(scheduler, nativeName);
     for (let i = 0; !record; i++) {
       const delay = this.lateIndexDelaysMs[i];
