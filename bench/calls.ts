@@ -184,6 +184,7 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
       detail: {
         jobName,
         jobId: 'x',
+        jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
         status: 'SUCCEEDED',
         attempts: [{}],
         createdAt: Date.now(),
@@ -200,6 +201,7 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
       detail: {
         jobName,
         jobId: 'x',
+        jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
         status: 'SUCCEEDED',
         attempts: [{}],
         createdAt: Date.now(),
