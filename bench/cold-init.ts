@@ -1,6 +1,6 @@
 /**
- * Cold init of every function bundle: a fresh `node --enable-source-maps` (as NodejsFunction runs it with
- * source maps on) that (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
+ * Cold init of every function bundle: a fresh `node` (as the stack runs it: no `--enable-source-maps`) that
+ * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
  */
@@ -190,7 +190,7 @@ export interface ColdInitVariant {
   name: string;
   /** esbuild options added to the stack's. */
   build?: BuildOptions;
-  /** Node flags instead of `--enable-source-maps`. */
+  /** Node flags instead of the stack's (none). */
   flags?: string[];
 }
 
@@ -233,7 +233,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
   };
-  const flags = ['--enable-source-maps'];
+  const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
   const bare: ProcessSample[] = [];
   const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(

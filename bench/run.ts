@@ -84,11 +84,11 @@ if (wanted('cold')) {
       name: 'env-only credentials',
       build: { alias: { '@aws-sdk/credential-provider-node': join(ROOT, 'bench/lambda-credentials.ts') } },
     },
-    { name: 'no --enable-source-maps', flags: [] },
+    { name: 'with --enable-source-maps', flags: ['--enable-source-maps'] },
   ]);
   results.coldInit = report;
   section(
-    `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; --enable-source-maps)`,
+    `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; no --enable-source-maps, as deployed)`,
     table(
       [
         'function',
