@@ -93,6 +93,21 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
         })
       ).statusCode,
   );
+  // utils.echo's job definition embeds no job name: it is named by content hash and shared between runs.
+  const echo = {
+    scheduler: 'aws_batch',
+    component: 'utils.echo',
+    args: ['--msg', 'hi'],
+    cfg: { queue: 'ml-gpu-queue' },
+  };
+  await measure(
+    'run (aws_batch, utils.echo: shared definition, first use)',
+    async () => (await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: echo })).statusCode,
+  );
+  await measure(
+    'run (aws_batch, utils.echo again: definition exists)',
+    async () => (await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: echo })).statusCode,
+  );
   await measure('run (aws_sagemaker, dist.ddp 1x8)', async () => {
     const reply = await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: SAGEMAKER });
     sageMakerApp = { scheduler: String(reply.body.scheduler), appId: String(reply.body.appId) };
@@ -169,6 +184,7 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
       detail: {
         jobName,
         jobId: 'x',
+        jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
         status: 'SUCCEEDED',
         attempts: [{}],
         createdAt: Date.now(),
@@ -185,6 +201,7 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
       detail: {
         jobName,
         jobId: 'x',
+        jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
         status: 'SUCCEEDED',
         attempts: [{}],
         createdAt: Date.now(),

@@ -1,18 +1,20 @@
 /**
- * Cold init of every function bundle: a fresh `node --enable-source-maps` (as NodejsFunction runs it with
- * source maps on) that (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
+ * Cold init of every function bundle: a fresh `node` (as the stack runs it: no `--enable-source-maps`) that
+ * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { BuildOptions } from 'esbuild';
+import { type AppRecord, makeAppDef, makeAppHandle } from '../lib/specs/index.js';
+import { appItem } from '../lib/store/app-items.js';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
 import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
+import { startAwsStub } from './lib/aws-stub.js';
 import { median, msSince, progress, round } from './lib/stats.js';
 
 /** Targets of issue 7. */
@@ -25,7 +27,35 @@ const BODY = {
   args: ['-j', '2x8', '--script', 'train.py'],
   cfg: { queue: 'ml-gpu-queue' },
 };
-const APP = { scheduler: 'aws_batch', appId: 'ml-gpu-queue:train-abc123' };
+/** The app the status, cancel, delete and logs probes address: the one the stub holds, and the job the
+ * state-change fixture reports. */
+const JOB_NAME = 'ctl-run-01hzx7k2-train';
+const APP = { scheduler: 'aws_batch', appId: `ml-gpu-queue:${JOB_NAME}` };
+
+/** The record the stub answers `GetItem` and `Query` with (owned by the probe's caller; the state-change
+ * fixture moves it to RUNNING). */
+function stubRecord(): AppRecord {
+  const createdAt = Date.now() - 60_000;
+  return {
+    handle: makeAppHandle('aws_batch', 'torchx', APP.appId),
+    scheduler: 'aws_batch',
+    session: 'torchx',
+    appId: APP.appId,
+    nativeName: JOB_NAME,
+    owner: 'arn:aws:iam::000000000000:user/alice',
+    name: 'train',
+    app: makeAppDef({ name: 'train' }),
+    cfg: { queue: 'ml-gpu-queue' },
+    state: 'SUBMITTED',
+    numRestarts: 0,
+    roles: [],
+    attempt: 0,
+    lastEventTime: createdAt,
+    createdAt,
+    updatedAt: createdAt,
+    history: [],
+  };
+}
 
 /** The first event each function gets in the probe. */
 function firstEvent(name: string): unknown {
@@ -51,7 +81,38 @@ function firstEvent(name: string): unknown {
         pathParameters: APP,
       });
     case 'Logs':
-      return apiEvent({ method: 'GET', resource: '/v1/apps/{scheduler}/{appId}/logs', pathParameters: APP });
+      return apiEvent({
+        method: 'GET',
+        resource: '/v1/apps/{scheduler}/{appId}/logs',
+        pathParameters: APP,
+        query: { role: 'trainer' },
+      });
+    case 'Publisher': {
+      // One committed state change on the table's stream (SUBMITTED → RUNNING), as Lambda delivers it.
+      const record = stubRecord();
+      const image = (r: AppRecord, version: number) =>
+        marshall(appItem(r, version, 86_400), { removeUndefinedValues: true });
+      return {
+        Records: [
+          {
+            eventID: '1',
+            eventName: 'MODIFY',
+            dynamodb: {
+              SequenceNumber: '1',
+              OldImage: image(record, 1),
+              NewImage: image(
+                {
+                  ...record,
+                  state: 'RUNNING',
+                  history: [{ from: 'SUBMITTED', to: 'RUNNING', time: record.createdAt, source: 'event' }],
+                },
+                2,
+              ),
+            },
+          },
+        ],
+      };
+    }
     case 'StateChange':
       return JSON.parse(
         readFileSync(join(ROOT, 'test/fixtures/aws-batch/events/batch-single-running.json'), 'utf8'),
@@ -59,30 +120,6 @@ function firstEvent(name: string): unknown {
     default:
       return {};
   }
-}
-
-/** An AWS endpoint on loopback that refuses everything at once (400, not retryable). */
-async function startStub(): Promise<{ url: string; requests: () => number; close: () => Promise<void> }> {
-  let requests = 0;
-  const server = createServer((req, res) => {
-    requests += 1;
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(400, {
-        'content-type': 'application/x-amz-json-1.0',
-        'x-amzn-errortype': 'ResourceNotFoundException',
-        connection: 'close',
-      });
-      res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'bench stub: nothing here' }));
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests: () => requests,
-    close: () => new Promise((ok) => server.close(() => ok())),
-  };
 }
 
 interface ProcessSample {
@@ -93,6 +130,9 @@ interface ProcessSample {
   /** In-process import and first-invocation times (probe only). */
   importMs: number;
   invokeMs: number;
+  /** The first invocation's HTTP status and body (API functions; probe only). */
+  status?: number;
+  body?: string;
 }
 
 const BARE = [
@@ -118,6 +158,7 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSam
           cpuMs: report.cpuMs ?? 0,
           importMs: report.importMs ?? 0,
           invokeMs: report.invokeMs ?? 0,
+          ...(report.status !== undefined ? { status: report.status, body: report.body } : {}),
         });
       } else reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(0, 2000)}`));
     });
@@ -140,6 +181,8 @@ export interface ColdInitResult {
   inProcessImportMs: number;
   inProcessFirstInvokeMs: number;
   top: { input: string; kb: number }[];
+  /** The AWS requests the first invocation sent (`service.action` → count), all answered successfully. */
+  firstCalls: Record<string, number>;
 }
 
 /** A variant of the build or the runtime flags, measured like the stack's bundles. */
@@ -147,7 +190,7 @@ export interface ColdInitVariant {
   name: string;
   /** esbuild options added to the stack's. */
   build?: BuildOptions;
-  /** Node flags instead of `--enable-source-maps`. */
+  /** Node flags instead of the stack's (none). */
   flags?: string[];
 }
 
@@ -173,7 +216,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
       bundles: await buildBundles(join(outDir, `variant-${i}`), variant.build ?? {}),
     });
   }
-  const stub = await startStub();
+  const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -187,17 +230,31 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
     TXS_TABLE_NAME: 'txs-apps',
+    TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
   };
-  const flags = ['--enable-source-maps'];
+  const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
   const bare: ProcessSample[] = [];
   const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
     bundles.map((b) => [b.name, { import: [], invoke: [] }]),
   );
   const variantSamples = variantBundles.map(() => new Map<string, { import: number[]; invoke: number[] }>());
-  // One warm-up of each so the file cache is hot, then alternating measured rounds.
-  for (const b of bundles) await timeProcess([...flags, probe, b.file, 'import'], env);
+  // One warm-up of each so the file cache is hot (its first invocation must succeed: the stub answers every
+  // request, so a failure here is a broken probe, not a figure), then alternating measured rounds.
+  const firstCalls: Record<string, Record<string, number>> = {};
+  for (const b of bundles) {
+    await timeProcess([...flags, probe, b.file, 'import'], env);
+    stub.calls.clear();
+    const sample = await timeProcess(
+      [...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))],
+      env,
+    );
+    if (sample.status !== undefined && sample.status >= 300) {
+      throw new Error(`cold init: ${b.name}'s first invocation answered ${sample.status}: ${sample.body}`);
+    }
+    firstCalls[b.name] = Object.fromEntries(stub.calls);
+  }
   for (let round = 0; round < runs; round++) {
     progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
     for (const b of bundles) {
@@ -257,6 +314,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
         inProcessImportMs: round(median(s.import.map((x) => x.importMs))),
         inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
         top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
+        firstCalls: firstCalls[b.name] ?? {},
       };
     }),
   };

@@ -1,8 +1,9 @@
 /**
  * List scaling: `GET /v1/apps` page latency (the deployed handler, in-process, against dynalite) for one
  * owner holding 1k, 10k and 100k records. Records are seeded with BatchWriteItem in the store's own item
- * format (1% RUNNING, the rest finished). Measured: the first page (50 newest), the page after 10 pages
- * (nextToken), and a filtered page (state=RUNNING).
+ * format (1% RUNNING, the rest finished), each size under its own owner in one table. Measured: the first
+ * page (50 newest), the page after 10 pages (nextToken), and a filtered page (state=RUNNING), after one
+ * untimed warm-up of each size, in alternating rounds (size after size) so no size pays the warm-up.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord } from '../lib/specs/index.js';
@@ -11,7 +12,8 @@ import type { FunctionsEnvironment } from '../test/reliability/helpers/environme
 import { invoke } from '../test/reliability/helpers/lambda.js';
 import { median, msSince, progress, quantile, round } from './lib/stats.js';
 
-const OWNER = 'arn:aws:iam::000000000000:user/bench-list';
+/** The owner holding `size` records (one owner per size, all in one table). */
+const ownerOf = (size: number) => `arn:aws:iam::000000000000:user/bench-list-${size}`;
 
 /** Page latencies at one table size. */
 export interface ListRow {
@@ -57,14 +59,13 @@ export async function listScaling(
   // The store's private item builder: seeded items are exactly what `create` would write.
   const maker = store as unknown as ItemMaker;
   const rows: ListRow[] = [];
-  let seeded = 0;
   // Recent enough that no finished record is past its retention (expired records are filtered out).
   const base = Date.now() - 86_400_000;
   for (const size of sizes) {
     const started = process.hrtime.bigint();
     const batches: Record<string, unknown>[][] = [];
-    for (let i = seeded; i < size; i++) {
-      const jobName = `list-${i}`;
+    for (let i = 0; i < size; i++) {
+      const jobName = `list-${size}-${i}`;
       const appId = `ml-gpu-queue:${jobName}`;
       const state = i % 100 === 0 ? 'RUNNING' : i % 3 === 0 ? 'FAILED' : 'SUCCEEDED';
       const createdAt = base + i * 10;
@@ -73,7 +74,7 @@ export async function listScaling(
         handle: makeAppHandle('aws_batch', 'torchx', appId),
         appId,
         nativeName: jobName,
-        owner: OWNER,
+        owner: ownerOf(size),
         state,
         createdAt,
         updatedAt: createdAt + 50,
@@ -95,35 +96,58 @@ export async function listScaling(
             items = (out.UnprocessedItems?.[env.db.tableName] ?? []) as typeof items;
           }
           written += 25;
-          if (written % 10_000 < 25) progress(`list scaling: seeded ${seeded + written}/${size} records`);
+          if (written % 10_000 < 25) progress(`list scaling: seeded ${written}/${size} records`);
         }
       }),
     );
-    progress(`list scaling: ${size} records seeded in ${round(msSince(started) / 1000)} s; measuring`);
-    seeded = size;
-    const call = (query: Record<string, string> = {}) =>
-      invoke(env.api.List, { method: 'GET', resource: '/v1/apps', user: OWNER, query });
-    const first = await timed(30, async () => {
-      const reply = await call();
-      if ((reply.body.apps as unknown[]).length !== 50) throw new Error('first page is not full');
-    });
+    progress(`list scaling: ${size} records seeded in ${round(msSince(started) / 1000)} s`);
+  }
+  const call = (size: number, query: Record<string, string> = {}) =>
+    invoke(env.api.List, { method: 'GET', resource: '/v1/apps', user: ownerOf(size), query });
+  const samples = new Map(
+    sizes.map((size) => [size, { first: [] as number[], tenth: [] as number[], filtered: [] as number[] }]),
+  );
+  const tokens = new Map<number, string>();
+  const filteredReturned = new Map<number, number>();
+  for (const size of sizes) {
+    // Warm-up (untimed): the first page, and the token of the page after 10 pages.
     let token = '';
     for (let p = 0; p < 10; p++)
-      token = String((await call(token ? { nextToken: token } : {})).body.nextToken);
-    const tenth = await timed(20, async () => {
-      await call({ nextToken: token });
-    });
-    let filteredReturned = 0;
-    const filtered = await timed(10, async () => {
-      filteredReturned = ((await call({ state: 'RUNNING' })).body.apps as unknown[]).length;
-    });
+      token = String((await call(size, token ? { nextToken: token } : {})).body.nextToken);
+    tokens.set(size, token);
+  }
+  progress('list scaling: measuring (alternating sizes)');
+  for (let r = 0; r < 10; r++) {
+    for (const size of sizes) {
+      const s = samples.get(size) as { first: number[]; tenth: number[]; filtered: number[] };
+      s.first.push(
+        ...(await timed(3, async () => {
+          const reply = await call(size);
+          if ((reply.body.apps as unknown[]).length !== 50) throw new Error('first page is not full');
+        })),
+      );
+      s.tenth.push(
+        ...(await timed(2, async () => void (await call(size, { nextToken: tokens.get(size) ?? '' })))),
+      );
+      s.filtered.push(
+        ...(await timed(1, async () => {
+          filteredReturned.set(
+            size,
+            ((await call(size, { state: 'RUNNING' })).body.apps as unknown[]).length,
+          );
+        })),
+      );
+    }
+  }
+  for (const size of sizes) {
+    const s = samples.get(size) as { first: number[]; tenth: number[]; filtered: number[] };
     rows.push({
       records: size,
-      firstPageP50Ms: round(median(first)),
-      firstPageP99Ms: round(quantile(first, 0.99)),
-      tenthPageP50Ms: round(median(tenth)),
-      filteredP50Ms: round(median(filtered)),
-      filteredReturned,
+      firstPageP50Ms: round(median(s.first)),
+      firstPageP99Ms: round(quantile(s.first, 0.99)),
+      tenthPageP50Ms: round(median(s.tenth)),
+      filteredP50Ms: round(median(s.filtered)),
+      filteredReturned: filteredReturned.get(size) ?? 0,
     });
   }
   return rows;

@@ -84,11 +84,11 @@ if (wanted('cold')) {
       name: 'env-only credentials',
       build: { alias: { '@aws-sdk/credential-provider-node': join(ROOT, 'bench/lambda-credentials.ts') } },
     },
-    { name: 'no --enable-source-maps', flags: [] },
+    { name: 'with --enable-source-maps', flags: ['--enable-source-maps'] },
   ]);
   results.coldInit = report;
   section(
-    `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; --enable-source-maps)`,
+    `Cold init (ms over bare node ${report.bareNodeMs} ms; median of ${report.runs} alternating runs; no --enable-source-maps, as deployed)`,
     table(
       [
         'function',
@@ -98,6 +98,7 @@ if (wanted('cold')) {
         'CPU, import + first call',
         'in-process import',
         'in-process first call',
+        'AWS requests of the first call (all answered 2xx)',
       ],
       report.bundles.map((b) => [
         b.name,
@@ -107,6 +108,9 @@ if (wanted('cold')) {
         b.initCpuMs,
         b.inProcessImportMs,
         b.inProcessFirstInvokeMs,
+        Object.entries(b.firstCalls)
+          .map(([k, v]) => `${k.replace(/^DynamoDB_\d+\.|^Logs_\d+\./, '')}×${v}`)
+          .join(' ') || '—',
       ]),
     ),
   );
@@ -142,8 +146,8 @@ if (inProcess) {
       section(
         'In-process dryrun throughput (one thread)',
         table(
-          ['app', 'through', 'dryruns/s', 'µs each'],
-          rows.map((r) => [r.app, r.via, r.perSecond, r.usPerOp]),
+          ['app', 'through', 'dryruns/s', 'µs each', '× TorchX submit_dryrun'],
+          rows.map((r) => [r.app, r.via, r.perSecond, r.usPerOp, r.vsTorchx ?? '—']),
         ),
       );
     }

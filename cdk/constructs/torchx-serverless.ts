@@ -279,7 +279,8 @@ export class TorchxServerless extends Construct {
       [ENV.tableName]: this.table.tableName,
       [ENV.eventBusName]: this.eventBus.eventBusName,
       [ENV.schedulers]: schedulers.join(','),
-      NODE_OPTIONS: '--enable-source-maps',
+      // No NODE_OPTIONS=--enable-source-maps: decoding the map at start-up costs every cold start (see
+      // docs/performance.md); the bundles keep their .map files to decode stack traces offline.
     };
     if (props.batchJobQueues !== undefined) environment[ENV.batchQueues] = props.batchJobQueues.join(',');
     if (props.sessionName !== undefined) environment[ENV.sessionName] = props.sessionName;

@@ -29,6 +29,8 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
       // The name index is eventually consistent: count lookups that missed, and events given up as foreign.
       onIndexMiss: (_lookup, last) =>
         metrics.addMetric(last ? 'EventsForeign' : 'EventsLateIndexRetried', 'Count', 1),
+      // Batch and SageMaker events name the app id: the record is read by key, not through the index.
+      ...(routed.appId !== undefined ? { appId: routed.appId } : {}),
     },
   );
   if (outcome === undefined) return { applied: false, reason: 'not an app we launched' };

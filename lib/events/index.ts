@@ -26,7 +26,16 @@ export interface StateChangeEnvelope {
 export interface RoutedTransition {
   scheduler: string;
   nativeName: string;
+  /** The app id when the event names it (Batch: `<queue name>:<job name>`): the record is read by key. */
+  appId?: string;
   transition: AppStateTransition;
+}
+
+/** A Batch event's app id: the queue's name (from its ARN) and the job name, as the scheduler makes it. */
+function batchAppIdOf(jobQueue: unknown, jobName: string): string | undefined {
+  if (typeof jobQueue !== 'string' || jobQueue === '') return undefined;
+  const name = jobQueue.slice(jobQueue.lastIndexOf('/') + 1);
+  return name === '' || name.includes(':') ? undefined : `${name}:${jobName}`;
 }
 
 /** Why an event produced no transition. */
@@ -65,9 +74,11 @@ export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransitio
       if (typeof jobId === 'string' && jobId.includes('#')) {
         return { ignored: 'multi-node child job event (the parent job carries the app state)' };
       }
+      const appId = batchAppIdOf(detail.jobQueue, jobName);
       return {
         scheduler: 'aws_batch',
         nativeName: jobName,
+        ...(appId !== undefined ? { appId } : {}),
         transition: batchTransitionOf(detail as never, 'event'),
       };
     }
@@ -79,6 +90,7 @@ export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransitio
       return {
         scheduler: 'aws_sagemaker',
         nativeName: name,
+        appId: name,
         transition: sageMakerTransitionOf(detail as never, 'event'),
       };
     }
@@ -86,7 +98,12 @@ export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransitio
       const local = detail as unknown as LocalStateChangeDetail;
       if (typeof local.appId !== 'string' || !isRecord(local.transition))
         return { ignored: 'local detail lacks appId/transition' };
-      return { scheduler: 'local_cwd', nativeName: local.appId, transition: local.transition };
+      return {
+        scheduler: 'local_cwd',
+        nativeName: local.appId,
+        appId: local.appId,
+        transition: local.transition,
+      };
     }
     default:
       return { ignored: `not a state-change event we handle (${kind})` };

@@ -31,12 +31,42 @@ export interface ProcNetSocket {
   uid: number;
 }
 
-/** Reads the socket tables: the text of `/proc/net/tcp` and `/proc/net/tcp6` (missing files read as ''). */
-export type ProcNetReader = () => Promise<string[]>;
+/**
+ * Reads the socket tables: the text of `/proc/net/tcp` and `/proc/net/tcp6` (missing files read as ''); with
+ * `family` 4, only `/proc/net/tcp` (where a plain IPv4 peer of an IPv4 listener is listed).
+ */
+export type ProcNetReader = (family?: 4) => Promise<string[]>;
 
 /** The real reader; on systems without `/proc/net` it returns nothing, so only the token admits. */
-export const readProcNet: ProcNetReader = async () =>
-  Promise.all(['/proc/net/tcp', '/proc/net/tcp6'].map((file) => readFile(file, 'utf8').catch(() => '')));
+export const readProcNet: ProcNetReader = async (family) =>
+  Promise.all(
+    (family === 4 ? ['/proc/net/tcp'] : ['/proc/net/tcp', '/proc/net/tcp6']).map((file) =>
+      readFile(file, 'utf8').catch(() => ''),
+    ),
+  );
+
+/**
+ * A reader that shares reads between concurrent lookups (each read of `/proc/net` costs milliseconds of
+ * system time): a lookup joins the next read that starts after it asked, never one already under way, so the
+ * table it sees always lists its connection (accepted before it asked).
+ */
+export function coalescedProcNetReader(read: ProcNetReader): ProcNetReader {
+  const state = new Map<4 | undefined, { next?: Promise<string[]>; running?: Promise<unknown> }>();
+  return (family) => {
+    const s = state.get(family) ?? {};
+    state.set(family, s);
+    if (s.next) return s.next;
+    const next = (async () => {
+      await s.running?.catch(() => undefined);
+      s.next = undefined;
+      const running = read(family);
+      s.running = running;
+      return running;
+    })();
+    s.next = next;
+    return next;
+  };
+}
 
 /** `hostname:port` of an address as Node reports it; IPv4-mapped IPv6 becomes plain IPv4. */
 export function endpointKey(address: string, port: number): string {
@@ -98,7 +128,9 @@ export async function peerUid(
   const serverKey = endpointKey(server.address, server.port);
   // Only rows with the peer's port are decoded (a busy machine lists thousands of sockets).
   const needle = `:${peer.port.toString(16).toUpperCase().padStart(4, '0')} `;
-  for (const table of await read()) {
+  // A plain IPv4 peer of a plain IPv4 server is in `/proc/net/tcp` only (IPv4-mapped ones are in tcp6).
+  const ipv4 = !peer.address.includes(':') && !server.address.includes(':');
+  for (const table of await read(ipv4 ? 4 : undefined)) {
     const rows = table.split('\n').filter((line, i) => i === 0 || line.includes(needle));
     const found = parseProcNetTcp(rows.join('\n')).find((s) => s.local === peerKey && s.remote === serverKey);
     if (found) return found.uid;
@@ -167,8 +199,12 @@ export class LocalAccess {
   /** Sockets already found to belong to the server's user (keep-alive connections are checked once). */
   private readonly trusted = new WeakSet<object>();
 
+  /** Reads `/proc/net`, shared between the lookups of connections opened together. */
+  private readonly readProcNet: ProcNetReader;
+
   constructor(private readonly options: LocalAccessOptions) {
     this.token = Buffer.from(options.token, 'utf8');
+    this.readProcNet = coalescedProcNetReader(options.readProcNet ?? readProcNet);
   }
 
   /** Undefined when `req` may proceed, else the refusal to send. */
@@ -206,7 +242,7 @@ export class LocalAccess {
     const owner = await peerUid(
       { address: remoteAddress, port: remotePort },
       { address: localAddress, port: localPort },
-      this.options.readProcNet,
+      this.readProcNet,
     );
     if (owner !== uid) return false;
     this.trusted.add(socket);

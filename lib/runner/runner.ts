@@ -249,14 +249,24 @@ export class Runner {
     session = this.sessionName,
     owner?: string,
   ): AppDryRunInfo {
+    return this.dryrunOwned(cloneAppDef(app), scheduler, cfg, session, owner);
+  }
+
+  /** {@link dryrun} of an app this Runner owns (a copy, or a component it just materialized): changed in place. */
+  private dryrunOwned(
+    prepared: AppDef,
+    scheduler: string,
+    cfg: Cfg,
+    session: string,
+    owner: string | undefined,
+  ): AppDryRunInfo {
     const sched = this.schedulers.get(scheduler);
-    if (app.roles.length === 0) {
+    if (prepared.roles.length === 0) {
       throw ValidationError.forField(
         'app.roles',
-        `No roles for app: ${app.name}. Did you forget to add roles to AppDef?`,
+        `No roles for app: ${prepared.name}. Did you forget to add roles to AppDef?`,
       );
     }
-    const prepared = cloneAppDef(app);
     prepared.roles.forEach((role, i) => {
       if (!role.entrypoint || role.entrypoint === MISSING) {
         throw ValidationError.forField(
@@ -282,8 +292,7 @@ export class Runner {
     // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
     // anyway (and warned about): drop it so its values are neither recorded nor echoed.
     for (const key of SECRET_CFG_KEYS) if (opts.get(key) === undefined) delete resolved[key];
-    sched.validate(prepared, resolved);
-    return sched.submitDryrun(prepared, resolved);
+    return sched.validatedDryrun(prepared, resolved);
   }
 
   /** Materializes a builtin component from CLI-style arguments and dry-runs it. */
@@ -297,7 +306,8 @@ export class Runner {
     owner?: string,
   ): AppDryRunInfo {
     this.schedulers.get(scheduler);
-    return this.dryrun(
+    // A freshly materialized app belongs to no one else: no copy needed.
+    return this.dryrunOwned(
       materializeComponent(component, args, componentContext),
       scheduler,
       cfg,
@@ -638,14 +648,25 @@ export class Runner {
    * the new record yet, so a miss is looked up again after each of `lateIndexDelaysMs` before the event is
    * taken as foreign. `onIndexMiss` is told about every miss (for a metric).
    *
+   * When the event names the app id (`appId`), the record is read by key (one consistent read, then one
+   * conditional write when the event moves it forward, none for a duplicate); the name index is asked only
+   * when there is no record under that key.
+   *
    * @returns undefined when the app was not launched by us (no record): such events are ignored.
    */
   async applyNativeTransition(
     scheduler: string,
     nativeName: string,
     transition: AppStateTransition,
-    observe: { onIndexMiss?: (lookup: number, last: boolean) => void } = {},
+    observe: { onIndexMiss?: (lookup: number, last: boolean) => void; appId?: string } = {},
   ): Promise<TransitionOutcome | undefined> {
+    if (observe.appId !== undefined && observe.appId !== '') {
+      const byKey = await this.store.transition(
+        makeAppHandle(scheduler, this.sessionName, observe.appId),
+        transition,
+      );
+      if (byKey.applied || byKey.reason !== 'missing') return byKey;
+    }
     let record = await this.store.findByNativeName(scheduler, nativeName);
     for (let i = 0; !record; i++) {
       const delay = this.lateIndexDelaysMs[i];

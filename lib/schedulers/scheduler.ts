@@ -122,6 +122,16 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
     return this.translate(app, resolved);
   }
 
+  /**
+   * {@link validate} then {@link submitDryrun} of options already resolved (`runOpts().resolve(cfg)`): what
+   * the Runner calls for a dry run or a run. A scheduler whose translation makes the same checks as its
+   * `validate` overrides this to translate once (and need not resolve again).
+   */
+  validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<Request> {
+    this.validate(app, cfg);
+    return this.submitDryrun(app, cfg);
+  }
+
   /** `submitDryrun` then `schedule` (mostly for tests; use the Runner). */
   async submit(app: AppDef, cfg: Readonly<Cfg> = {}): Promise<string> {
     this.validate(app, cfg);

@@ -33,9 +33,18 @@ export function encodeId(value: bigint): string {
 
 /** A random id from 8 random bytes (TorchX `random_id`). */
 export function randomId(): string {
-  const [value = 0n] = getRandomValues(new BigUint64Array(1));
+  // One system call fills 256 ids; each is used once.
+  if (poolNext >= pool.length) {
+    getRandomValues(pool);
+    poolNext = 0;
+  }
+  const value = pool[poolNext] ?? 0n;
+  pool[poolNext++] = 0n;
   return encodeId(value);
 }
+
+const pool = new BigUint64Array(256);
+let poolNext = pool.length;
 
 /**
  * `name-<random id>` (TorchX `make_unique`).

@@ -90,9 +90,13 @@ function substituteMetadata(value: unknown, mapping: Record<string, string>): un
  */
 export function applyMacros(role: Readonly<Role>, values: MacroValues): Role {
   const mapping = mappingOf(values);
-  const copy = structuredClone(role) as Role;
-  copy.args = copy.args.map((arg) => safeSubstitute(arg, mapping));
-  copy.env = Object.fromEntries(Object.entries(copy.env).map(([k, v]) => [k, safeSubstitute(v, mapping)]));
-  copy.metadata = substituteMetadata(copy.metadata, mapping) as Record<string, unknown>;
-  return copy;
+  // The substituted fields are built anew; only the rest needs a deep copy (same key order as `role`).
+  const { args, env, metadata, ...rest } = role;
+  return {
+    ...role,
+    ...(structuredClone(rest) as typeof rest),
+    args: args.map((arg) => safeSubstitute(arg, mapping)),
+    env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, safeSubstitute(v, mapping)])),
+    metadata: substituteMetadata(metadata, mapping) as Record<string, unknown>,
+  };
 }

@@ -271,11 +271,11 @@ describe('aws_batch over the AWS wire (moto)', () => {
     const first = await client.run(body, 'batch-shared-1');
     const second = await client.run(body, 'batch-shared-2');
     const shared = await definitionOf(first.appId);
-    // Named by content hash, not by job: the second run reused the ACTIVE revision (DescribeJobDefinitions).
+    // Named by content hash, not by job: the second run reused the revision the scheduler remembered.
     expect(shared).toMatch(/:job-definition\/shared-[0-9a-f]+:1$/);
     expect(await definitionOf(second.appId)).toBe(shared);
 
-    // Deleting an app deregisters the revision it ran with; the next run finds no ACTIVE one and registers
+    // Deleting an app deregisters the revision it ran with (and the scheduler forgets it); the next run registers
     // revision 2.
     await client.delete(first.handle);
     const third = await client.run(body, 'batch-shared-3');

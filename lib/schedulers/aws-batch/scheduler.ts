@@ -9,7 +9,6 @@ import {
   BatchClient,
   CancelJobCommand,
   DeregisterJobDefinitionCommand,
-  DescribeJobDefinitionsCommand,
   DescribeJobQueuesCommand,
   DescribeJobsCommand,
   type JobDetail,
@@ -115,6 +114,9 @@ export interface AwsBatchSchedulerOptions {
   stackTags?: Readonly<Record<string, string>>;
 }
 
+/** How many shared job-definition ARNs one scheduler instance remembers (the oldest is forgotten first). */
+const MAX_REMEMBERED_DEFINITIONS = 512;
+
 let sharedBatchClient: BatchClient | undefined;
 let sharedLogsClient: CloudWatchLogsClient | undefined;
 
@@ -156,6 +158,10 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   private readonly uniqueNamer: UniqueNamer;
   private readonly listWindowMs: number;
   private readonly stackTags: Readonly<Record<string, string>>;
+  /** Shared job definitions registered by this instance: content-hash name → revision ARN (insertion order). */
+  private readonly definitionArns = new Map<string, string>();
+  /** The run options, built on first use (they depend only on the default user). */
+  private runOptions: RunOpts | undefined;
 
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
     super(AWS_BATCH_SCHEDULER, context);
@@ -170,7 +176,8 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
 
   /** The run options; `user` defaults to the configured default user, else the OS user. */
   runOpts(): RunOpts {
-    return awsBatchRunOpts(this.defaultUser ?? osUserName());
+    this.runOptions ??= awsBatchRunOpts(this.defaultUser ?? osUserName());
+    return this.runOptions;
   }
 
   /** cancel, logs, full describe, distributed, mounts and retries; no elasticity. */
@@ -186,8 +193,18 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     };
   }
 
-  protected translate(app: AppDef, cfg: AwsBatchOpts): AppDryRunInfo<AwsBatchRequest> {
-    const { request, app: submitted } = translateApp(app, cfg, this.uniqueNamer, this.stackTags);
+  protected translate(
+    app: AppDef,
+    cfg: AwsBatchOpts,
+    worstCaseSizes = false,
+  ): AppDryRunInfo<AwsBatchRequest> {
+    const { request, app: submitted } = translateApp(
+      app,
+      cfg,
+      this.uniqueNamer,
+      this.stackTags,
+      worstCaseSizes,
+    );
     return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
   }
 
@@ -209,6 +226,15 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   }
 
   /**
+   * The base checks, then one translation that makes {@link validate}'s checks itself (the size quotas for the
+   * longest unique name), so the app is translated once per dry run or run.
+   */
+  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsBatchRequest> {
+    super.validate(app, cfg);
+    return this.translate(app, cfg as AwsBatchOpts, true);
+  }
+
+  /**
    * `<queue name>:<job name>`, as TorchX, except that a queue given as an ARN contributes only its name: app
    * ids hold no `/`, so one app has one handle (`aws_batch://torchx/gpu:train-k3x9`).
    */
@@ -223,28 +249,31 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   }
 
   /**
-   * Registers the job definition (or reuses the ACTIVE revision of an identical shared one) and submits the
-   * job with that exact revision.
+   * Submits the job with its registered job definition. A shared definition (named by content hash, so one
+   * name is one content) is registered once per scheduler instance and its ARN remembered: a repeated
+   * definition costs one SubmitJob, a new one RegisterJobDefinition + SubmitJob, and nothing on this path
+   * asks Batch what exists (no DescribeJobDefinitions). A remembered revision deregistered since (by a delete
+   * elsewhere) is registered anew when SubmitJob rejects it.
    *
    * @throws ValidationError naming `cfg.queue` when Batch does not know the queue; BackendError and
    *   BackendAccessDeniedError for other AWS failures.
    */
   async schedule(dryrun: AppDryRunInfo<AwsBatchRequest>): Promise<string> {
     const { registerJobDefinition, submitJob } = dryrun.request;
-    const shared = isSharedDefinition(dryrun.request);
-    const existing = shared
-      ? await this.findActiveDefinition(registerJobDefinition.jobDefinitionName)
+    const sharedName = isSharedDefinition(dryrun.request)
+      ? registerJobDefinition.jobDefinitionName
       : undefined;
-    const definition = existing ?? (await this.registerDefinition(registerJobDefinition));
+    const remembered = sharedName === undefined ? undefined : this.definitionArns.get(sharedName);
+    const definition = remembered ?? (await this.registerDefinition(registerJobDefinition, sharedName));
     try {
       await this.submitJob({ ...submitJob, jobDefinition: definition });
     } catch (error) {
-      // A reused revision may have been deregistered (by a delete) since we looked it up: register it anew.
       const cause = error instanceof Error ? error.cause : undefined;
       const definitionGone =
         isClientException(cause) && /definition/i.test((cause as Error).message) && !isAccessDenied(cause);
-      if (existing === undefined || !definitionGone) throw error;
-      const fresh = await this.registerDefinition(registerJobDefinition);
+      if (remembered === undefined || !definitionGone) throw error;
+      this.forgetDefinition(remembered);
+      const fresh = await this.registerDefinition(registerJobDefinition, sharedName);
       await this.submitJob({ ...submitJob, jobDefinition: fresh });
     }
     return this.appIdOf(dryrun);
@@ -321,6 +350,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
 
   private async deleteJob(job: JobDetail): Promise<void> {
     if (!isTerminal(batchStateOf(job))) await this.stopJob(job, 'deleted via torchx-serverless');
+    this.forgetDefinition(job.jobDefinition);
     try {
       await this.batch.send(new DeregisterJobDefinitionCommand({ jobDefinition: job.jobDefinition }));
     } catch (error) {
@@ -453,30 +483,30 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     }
   }
 
-  private async findActiveDefinition(name: string | undefined): Promise<string | undefined> {
-    let best: { arn: string; revision: number } | undefined;
-    let nextToken: string | undefined;
-    do {
-      const page = await this.call('DescribeJobDefinitions', () =>
-        this.batch.send(
-          new DescribeJobDefinitionsCommand({ jobDefinitionName: name, status: 'ACTIVE', nextToken }),
-        ),
-      );
-      for (const definition of page.jobDefinitions ?? []) {
-        const { jobDefinitionName, jobDefinitionArn, revision = 0, status } = definition;
-        if (jobDefinitionName !== name || status !== 'ACTIVE' || jobDefinitionArn === undefined) continue;
-        if (best === undefined || revision > best.revision) best = { arn: jobDefinitionArn, revision };
-      }
-      nextToken = page.nextToken;
-    } while (nextToken);
-    return best?.arn;
-  }
-
-  private async registerDefinition(input: RegisterJobDefinitionCommandInput): Promise<string> {
+  /** Registers a definition; a shared one's ARN is remembered under its content-hash name. */
+  private async registerDefinition(
+    input: RegisterJobDefinitionCommandInput,
+    sharedName: string | undefined,
+  ): Promise<string> {
     const response = await this.call('RegisterJobDefinition', () =>
       this.batch.send(new RegisterJobDefinitionCommand(input)),
     );
-    return response.jobDefinitionArn ?? `${response.jobDefinitionName}:${response.revision}`;
+    const arn = response.jobDefinitionArn ?? `${response.jobDefinitionName}:${response.revision}`;
+    if (sharedName !== undefined) {
+      if (this.definitionArns.size >= MAX_REMEMBERED_DEFINITIONS) {
+        const oldest = this.definitionArns.keys().next().value;
+        if (oldest !== undefined) this.definitionArns.delete(oldest);
+      }
+      this.definitionArns.set(sharedName, arn);
+    }
+    return arn;
+  }
+
+  /** Forgets a remembered definition revision (deregistered, or rejected by SubmitJob). */
+  private forgetDefinition(arn: string | undefined): void {
+    for (const [name, remembered] of this.definitionArns) {
+      if (remembered === arn) this.definitionArns.delete(name);
+    }
   }
 
   private async submitJob(input: SubmitJobCommandInput): Promise<void> {

@@ -285,7 +285,11 @@ function canonicalJson(value: unknown): string {
  */
 export function definitionHash(definition: Readonly<RegisterJobDefinitionCommandInput>): string {
   const { jobDefinitionName: _name, ...content } = definition;
-  return createHash('sha256').update(canonicalJson(content)).digest('hex').slice(0, DEFINITION_HASH_LENGTH);
+  return hashOfCanonical(canonicalJson(content));
+}
+
+function hashOfCanonical(canonical: string): string {
+  return createHash('sha256').update(canonical).digest('hex').slice(0, DEFINITION_HASH_LENGTH);
 }
 
 /**
@@ -294,10 +298,6 @@ export function definitionHash(definition: Readonly<RegisterJobDefinitionCommand
  */
 export function isSharedDefinition(request: Readonly<AwsBatchRequest>): boolean {
   return request.registerJobDefinition.jobDefinitionName !== request.submitJob.jobName;
-}
-
-function byteLength(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
 }
 
 const PLACEHOLDER_IMAGES = new Set(['', NONE, MISSING]);
@@ -436,6 +436,8 @@ export function checkApp(
 
 /** The app with local images (`sha256:…`) rewritten to `<image_repo>:<hash>` (TorchX `dryrun_push_images`). */
 function withPushedImages(app: Readonly<AppDef>, imageRepo: string | null): AppDef {
+  // Nothing to rewrite: the app itself (translation never mutates it), as TorchX's dry run keeps it.
+  if (!imageRepo || !app.roles.some((role) => role.image.startsWith('sha256:'))) return app as AppDef;
   const copy = structuredClone(app) as AppDef;
   for (const role of copy.roles) {
     if (imageRepo && role.image.startsWith('sha256:')) {
@@ -467,6 +469,7 @@ export interface Translation {
  * - `stackTags` (a deployed stack's `torchx-serverless:stack` tag) go on the definition and the job after
  *   every other tag, so app metadata cannot override them; none outside a stack, so dry runs match TorchX.
  *
+ * @param worstCaseSizes check the size quotas as if the unique suffix had its longest length.
  * @throws ValidationError (see {@link checkApp}) and when a request exceeds Batch's size quotas.
  */
 export function translateApp(
@@ -474,6 +477,7 @@ export function translateApp(
   cfg: Readonly<AwsBatchOpts>,
   uniqueNamer: UniqueNamer = defaultUniqueNamer,
   stackTags: Readonly<Record<string, string>> = {},
+  worstCaseSizes = false,
 ): Translation {
   checkApp(app, cfg, stackTags);
   const submitted = withPushedImages(app, cfg.image_repo);
@@ -533,7 +537,10 @@ export function translateApp(
     submitJob.nodeOverrides = { nodePropertyOverrides: shared.overrides };
   }
   const registerJobDefinition = shared?.definition ?? definition;
-  checkSizes(registerJobDefinition, submitJob);
+  // With `worstCaseSizes`, sized as if the unique suffix had its longest length (what `validate` checks), so
+  // one translation serves both the checks and the request.
+  const extra = worstCaseSizes ? MAX_UNIQUE_SUFFIX_LENGTH - (jobName.length - prefix.length) : 0;
+  checkSizes(registerJobDefinition, submitJob, jobName, extra);
   return { request: { registerJobDefinition, submitJob }, app: submitted };
 }
 
@@ -548,27 +555,48 @@ function shareDefinition(
   jobName: string,
   appName: string,
 ): { definition: RegisterJobDefinitionCommandInput; overrides: NodePropertyOverride[] } | undefined {
-  const stripped = structuredClone(definition);
+  // Copies only along the path to each container's environment: the rest is shared with `definition`, which
+  // the caller drops when a shared definition comes back, and neither is changed afterwards.
   const overrides: NodePropertyOverride[] = [];
-  for (const range of stripped.nodeProperties?.nodeRangeProperties ?? []) {
+  const nodeProperties = definition.nodeProperties;
+  const ranges = (nodeProperties?.nodeRangeProperties ?? []).map((range) => {
     const container = range.container;
-    if (container === undefined) continue;
+    if (container === undefined) return range;
     const environment = container.environment ?? [];
     const perRun = environment.filter((pair) => (pair.value ?? '').includes(jobName));
-    if (perRun.length === 0) continue;
-    container.environment = environment.filter((pair) => !perRun.includes(pair));
+    if (perRun.length === 0) return range;
     overrides.push({ targetNodes: range.targetNodes, containerOverrides: { environment: perRun } });
-  }
-  const { jobDefinitionName: _ownName, ...content } = stripped;
+    return {
+      ...range,
+      container: { ...container, environment: environment.filter((p) => !perRun.includes(p)) },
+    };
+  });
+  const { jobDefinitionName: _ownName, ...content } = definition;
+  if (nodeProperties !== undefined)
+    content.nodeProperties = { ...nodeProperties, nodeRangeProperties: ranges };
   if (JSON.stringify(content).includes(jobName)) return undefined;
   const base = sanitizeName(appName, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1);
-  stripped.jobDefinitionName = `${base}-${definitionHash(stripped)}`;
-  return { definition: stripped, overrides };
+  return {
+    definition: { jobDefinitionName: `${base}-${hashOfCanonical(canonicalJson(content))}`, ...content },
+    overrides,
+  };
 }
 
-function checkSizes(definition: RegisterJobDefinitionCommandInput, submitJob: SubmitJobCommandInput): void {
+/** UTF-8 bytes of a request's JSON with each occurrence of `jobName` counted `extra` bytes longer. */
+function worstCaseBytes(value: unknown, jobName: string, extra: number): number {
+  const json = JSON.stringify(value);
+  const occurrences = extra > 0 ? json.split(jobName).length - 1 : 0;
+  return Buffer.byteLength(json, 'utf8') + occurrences * extra;
+}
+
+function checkSizes(
+  definition: RegisterJobDefinitionCommandInput,
+  submitJob: SubmitJobCommandInput,
+  jobName: string,
+  extra: number,
+): void {
   const issues: FieldIssue[] = [];
-  const definitionBytes = byteLength(definition);
+  const definitionBytes = worstCaseBytes(definition, jobName, extra);
   if (definitionBytes > MAX_JOB_DEFINITION_BYTES) {
     issues.push({
       path: 'app',
@@ -577,7 +605,7 @@ function checkSizes(definition: RegisterJobDefinitionCommandInput, submitJob: Su
         'Shorten args and env (e.g. move configuration into a file in the image or on S3)',
     });
   }
-  const submitBytes = byteLength(submitJob);
+  const submitBytes = worstCaseBytes(submitJob, jobName, extra);
   if (submitBytes > MAX_SUBMIT_PAYLOAD_BYTES) {
     issues.push({
       path: 'app',

@@ -194,7 +194,27 @@ export class FakeAws {
         };
       },
     );
-    batch(DescribeJobDefinitionsCommand, 'DescribeJobDefinitions', () => ({ jobDefinitions: [] }));
+    // Registered definitions stay ACTIVE (revision 1), so a shared definition is found on its next use.
+    batch(
+      DescribeJobDefinitionsCommand,
+      'DescribeJobDefinitions',
+      (input: { jobDefinitionName?: string }) => {
+        const found = this.definitions.get(input.jobDefinitionName ?? '');
+        return {
+          jobDefinitions: found
+            ? [
+                {
+                  jobDefinitionName: found.jobDefinitionName,
+                  jobDefinitionArn: `arn:aws:batch:us-east-1:123456789012:job-definition/${found.jobDefinitionName}:1`,
+                  revision: 1,
+                  status: 'ACTIVE',
+                  type: found.type,
+                },
+              ]
+            : [],
+        };
+      },
+    );
     batch(DeregisterJobDefinitionCommand, 'DeregisterJobDefinition', () => ({}));
     batch(
       SubmitJobCommand,

@@ -143,110 +143,108 @@ describe('AwsBatchScheduler', () => {
       });
     });
 
-    it('registers a shared definition when no ACTIVE revision exists', async () => {
+    it('registers a shared definition once, then submits each repeat with the remembered revision alone', async () => {
       const { scheduler, batch } = mockedScheduler();
       const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
       const name = info.request.registerJobDefinition.jobDefinitionName;
-      batch.on(DescribeJobDefinitionsCommand).resolves({ jobDefinitions: [] });
+      const arn = `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:1`;
+      batch
+        .on(RegisterJobDefinitionCommand)
+        .resolves({ jobDefinitionName: name, jobDefinitionArn: arn, revision: 1 });
+      batch.on(SubmitJobCommand).resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
+
+      await expect(scheduler.schedule(info)).resolves.toBe('gpu:echo-t4rcs9x6sv1m');
+      // A new definition: RegisterJobDefinition + SubmitJob, and no lookup of what exists.
+      expect(batch.calls()).toHaveLength(2);
+      expect(batch).toHaveReceivedCommandOnce(RegisterJobDefinitionCommand);
+
+      await scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }));
+      await scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }));
+      // Each repeat: one SubmitJob with the remembered revision.
+      expect(batch.calls()).toHaveLength(4);
+      expect(batch).toHaveReceivedCommandTimes(DescribeJobDefinitionsCommand, 0);
+      expect(batch).toHaveReceivedCommandOnce(RegisterJobDefinitionCommand);
+      expect(batch).toHaveReceivedCommandTimes(SubmitJobCommand, 3);
+      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 3, {
+        ...info.request.submitJob,
+        jobDefinition: arn,
+      });
+    });
+
+    it('remembers a definition by its content: a different shared definition is registered on its own', async () => {
+      const { scheduler, batch } = mockedScheduler();
+      const other = sharedApp();
+      (other.roles[0] as { args: string[] }).args = ['bye'];
+      batch.on(RegisterJobDefinitionCommand).callsFake((input: { jobDefinitionName: string }) => ({
+        jobDefinitionName: input.jobDefinitionName,
+        jobDefinitionArn: `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${input.jobDefinitionName}:1`,
+        revision: 1,
+      }));
+      batch.on(SubmitJobCommand).resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
+
+      const first = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
+      const second = scheduler.submitDryrun(other, { queue: 'gpu' });
+      await scheduler.schedule(first);
+      await scheduler.schedule(second);
+      await scheduler.schedule(scheduler.submitDryrun(other, { queue: 'gpu' }));
+
+      expect(first.request.registerJobDefinition.jobDefinitionName).not.toBe(
+        second.request.registerJobDefinition.jobDefinitionName,
+      );
+      expect(batch).toHaveReceivedCommandTimes(RegisterJobDefinitionCommand, 2);
+      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 3, {
+        jobDefinition: `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${second.request.registerJobDefinition.jobDefinitionName}:1`,
+      });
+    });
+
+    it('registers anew when the remembered revision was deregistered before the submission', async () => {
+      const { scheduler, batch } = mockedScheduler();
+      const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
+      const name = info.request.registerJobDefinition.jobDefinitionName ?? '';
+      const arn = (revision: number) =>
+        `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:${revision}`;
+      batch
+        .on(RegisterJobDefinitionCommand)
+        .resolvesOnce({ jobDefinitionName: name, jobDefinitionArn: arn(1), revision: 1 })
+        .resolves({ jobDefinitionName: name, jobDefinitionArn: arn(2), revision: 2 });
+      batch
+        .on(SubmitJobCommand)
+        .resolvesOnce({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID })
+        .rejectsOnce(clientException(`Job definition ${arn(1)} is INACTIVE`))
+        .resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
+
+      await scheduler.schedule(info);
+      await expect(scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }))).resolves.toBe(
+        'gpu:echo-t4rcs9x6sv1m',
+      );
+      await scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }));
+
+      expect(batch).toHaveReceivedCommandTimes(RegisterJobDefinitionCommand, 2);
+      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 2, { jobDefinition: arn(1) });
+      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 3, { jobDefinition: arn(2) });
+      // The fresh revision is the one remembered.
+      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 4, { jobDefinition: arn(2) });
+    });
+
+    it('does not register anew for a submission rejected for another reason', async () => {
+      const { scheduler, batch } = mockedScheduler();
+      const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
+      const name = info.request.registerJobDefinition.jobDefinitionName ?? '';
       batch.on(RegisterJobDefinitionCommand).resolves({
         jobDefinitionName: name,
         jobDefinitionArn: `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:1`,
         revision: 1,
       });
-      batch.on(SubmitJobCommand).resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
-
-      await expect(scheduler.schedule(info)).resolves.toBe('gpu:echo-t4rcs9x6sv1m');
-
-      expect(batch).toHaveReceivedCommandExactlyOnceWith(DescribeJobDefinitionsCommand, {
-        jobDefinitionName: name,
-        status: 'ACTIVE',
-      });
-      expect(batch).toHaveReceivedCommandOnce(RegisterJobDefinitionCommand);
-      expect(batch).toHaveReceivedCommandWith(SubmitJobCommand, {
-        jobDefinition: `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:1`,
-      });
-    });
-
-    it('reuses the newest ACTIVE revision of an identical shared definition instead of registering one', async () => {
-      const { scheduler, batch } = mockedScheduler();
-      const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
-      const name = info.request.registerJobDefinition.jobDefinitionName ?? '';
-      const arn = (revision: number) =>
-        `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:${revision}`;
-      batch
-        .on(DescribeJobDefinitionsCommand)
-        .resolvesOnce({
-          jobDefinitions: [
-            {
-              jobDefinitionName: name,
-              jobDefinitionArn: arn(2),
-              revision: 2,
-              status: 'ACTIVE',
-              type: 'multinode',
-            },
-            {
-              jobDefinitionName: name,
-              jobDefinitionArn: arn(4),
-              revision: 4,
-              status: 'INACTIVE',
-              type: 'multinode',
-            },
-          ],
-          nextToken: 'page-2',
-        })
-        .resolvesOnce({
-          jobDefinitions: [
-            {
-              jobDefinitionName: name,
-              jobDefinitionArn: arn(3),
-              revision: 3,
-              status: 'ACTIVE',
-              type: 'multinode',
-            },
-          ],
-        });
-      batch.on(SubmitJobCommand).resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
-
-      await scheduler.schedule(info);
-
-      expect(batch).toHaveReceivedCommandTimes(DescribeJobDefinitionsCommand, 2);
-      expect(batch).toHaveReceivedNthCommandWith(DescribeJobDefinitionsCommand, 2, { nextToken: 'page-2' });
-      expect(batch).toHaveReceivedCommandTimes(RegisterJobDefinitionCommand, 0);
-      expect(batch).toHaveReceivedCommandExactlyOnceWith(SubmitJobCommand, {
-        ...info.request.submitJob,
-        jobDefinition: arn(3),
-      });
-    });
-
-    it('registers anew when the reused revision was deregistered before the submission', async () => {
-      const { scheduler, batch } = mockedScheduler();
-      const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
-      const name = info.request.registerJobDefinition.jobDefinitionName ?? '';
-      const arn = (revision: number) =>
-        `arn:aws:batch:us-east-1:${ACCOUNT}:job-definition/${name}:${revision}`;
-      batch.on(DescribeJobDefinitionsCommand).resolves({
-        jobDefinitions: [
-          {
-            jobDefinitionName: name,
-            jobDefinitionArn: arn(1),
-            revision: 1,
-            status: 'ACTIVE',
-            type: 'multinode',
-          },
-        ],
-      });
-      batch
-        .on(RegisterJobDefinitionCommand)
-        .resolves({ jobDefinitionName: name, jobDefinitionArn: arn(2), revision: 2 });
       batch
         .on(SubmitJobCommand)
-        .rejectsOnce(clientException(`Job definition ${arn(1)} is INACTIVE`))
-        .resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
+        .resolvesOnce({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID })
+        .rejects(clientException('Too many tags'));
 
-      await expect(scheduler.schedule(info)).resolves.toBe('gpu:echo-t4rcs9x6sv1m');
-
+      await scheduler.schedule(info);
+      await expect(scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }))).rejects.toThrow(
+        /Too many tags/,
+      );
       expect(batch).toHaveReceivedCommandOnce(RegisterJobDefinitionCommand);
-      expect(batch).toHaveReceivedNthCommandWith(SubmitJobCommand, 2, { jobDefinition: arn(2) });
     });
 
     it('rejects an unknown queue with a ValidationError naming cfg.queue', async () => {
@@ -657,6 +655,28 @@ describe('AwsBatchScheduler', () => {
       expect(batch).toHaveReceivedCommandTimes(ListJobsCommand, 1);
     });
 
+    it('forgets a shared definition it deregistered, so the next run registers it anew', async () => {
+      const { scheduler, batch } = mockedScheduler();
+      const info = scheduler.submitDryrun(sharedApp(), { queue: 'gpu' });
+      const name = info.request.registerJobDefinition.jobDefinitionName;
+      batch.on(RegisterJobDefinitionCommand).resolves({
+        jobDefinitionName: name,
+        jobDefinitionArn: DEFINITION_ARN,
+        revision: 1,
+      });
+      batch.on(SubmitJobCommand).resolves({ jobArn: JOB_ARN, jobName: 'echo-t4rcs9x6sv1m', jobId: JOB_ID });
+      stubJob(batch);
+      batch.on(TerminateJobCommand).resolves({});
+      batch.on(DeregisterJobDefinitionCommand).resolves({});
+
+      await scheduler.schedule(info);
+      await scheduler.delete(APP_ID);
+      await scheduler.schedule(scheduler.submitDryrun(sharedApp(), { queue: 'gpu' }));
+
+      expect(batch).toHaveReceivedCommandTimes(RegisterJobDefinitionCommand, 2);
+      expect(batch).toHaveReceivedCommandTimes(SubmitJobCommand, 2);
+    });
+
     it('only deregisters for a finished job, and accepts an already inactive definition', async () => {
       const { scheduler, batch } = mockedScheduler();
       stubJob(batch, parentJob({ status: 'FAILED' }));
@@ -687,12 +707,6 @@ describe('AwsBatchScheduler error mapping of every AWS call', () => {
     arrange: (m: Mocked, error: Error) => void;
     act: (m: Mocked) => Promise<unknown>;
   }[] = [
-    {
-      action: 'DescribeJobDefinitions',
-      service: 'batch',
-      arrange: (m, e) => m.batch.on(DescribeJobDefinitionsCommand).rejects(e),
-      act: (m) => m.scheduler.schedule(m.scheduler.submitDryrun(sharedApp(), { queue: 'gpu' })),
-    },
     {
       action: 'RegisterJobDefinition',
       service: 'batch',

@@ -459,7 +459,8 @@ describe('AwsBatchScheduler translation', () => {
       expect(() => scheduler.validate(echoApp(), { queue: 'q' })).not.toThrow();
     });
 
-    it('sizes the payload in validate with the longest possible job name', () => {
+    /** A scheduler drawing 1-character suffixes, an app embedding the job name, and its definition's size. */
+    function oneCharacterSuffix() {
       const { scheduler } = mockedScheduler({ uniqueNamer: (p) => `${p}-b` });
       const app = echoApp();
       app.roles[0]!.args = ['${app_id}', ''];
@@ -467,11 +468,26 @@ describe('AwsBatchScheduler translation', () => {
         Buffer.byteLength(
           JSON.stringify(translateApp(a, opts(), (p) => `${p}-b`).request.registerJobDefinition),
         );
+      return { scheduler, app, size };
+    }
+
+    it('sizes the payload in validate with the longest possible job name', () => {
+      const { scheduler, app, size } = oneCharacterSuffix();
       // 5 bytes under the quota with a 1-character suffix; the name appears twice, so 14 characters exceed it.
       app.roles[0]!.args = ['${app_id}', 'x'.repeat(24 * 1024 - size(app) - 5)];
       expect(size(app)).toBe(24 * 1024 - 5);
       expect(() => scheduler.submitDryrun(app, { queue: 'q' })).not.toThrow();
       expect(() => scheduler.validate(app, { queue: 'q' })).toThrow(/the job definition is \d+ bytes/);
+    });
+
+    it("checks validate's longest-name sizes in the one translation of validatedDryrun", () => {
+      const { scheduler, app, size } = oneCharacterSuffix();
+      const cfg = scheduler.runOpts().resolve({ queue: 'q' });
+      expect(scheduler.validatedDryrun(app, cfg).request).toEqual(scheduler.submitDryrun(app, cfg).request);
+      // Fits with the 1-character suffix drawn, not with the longest one: rejected as validate rejects it.
+      app.roles[0]!.args = ['${app_id}', 'x'.repeat(24 * 1024 - size(app) - 5)];
+      expect(() => scheduler.submitDryrun(app, cfg)).not.toThrow();
+      expect(() => scheduler.validatedDryrun(app, cfg)).toThrow(/the job definition is \d+ bytes/);
     });
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { isLoopbackHostname, localTokenFile } from '../../../lib/cli/local-token.js';
 import {
   checkHostAndOrigin,
+  coalescedProcNetReader,
   decodeProcAddress,
   parseProcNetTcp,
   peerUid,
@@ -50,6 +51,40 @@ describe('local server access: /proc/net/tcp parsing', () => {
     expect(await peerUid({ address: '::1', port: 40001 }, { address: '::1', port: 8080 }, read)).toBe(1002);
     expect(await peerUid({ address: '::ffff:127.0.0.1', port: 40002 }, server, read)).toBe(1003);
     expect(await peerUid({ address: '127.0.0.1', port: 49999 }, server, read)).toBeUndefined();
+  });
+
+  it('reads only /proc/net/tcp for a plain IPv4 peer, both tables otherwise', async () => {
+    const asked: (4 | undefined)[] = [];
+    const read = async (family?: 4) => {
+      asked.push(family);
+      return family === 4 ? [TCP] : [TCP, TCP6];
+    };
+    const server = { address: '127.0.0.1', port: 8080 };
+    expect(await peerUid({ address: '127.0.0.1', port: 40000 }, server, read)).toBe(1001);
+    expect(await peerUid({ address: '::ffff:127.0.0.1', port: 40002 }, server, read)).toBe(1003);
+    expect(asked).toEqual([4, undefined]);
+  });
+
+  it('shares one read between lookups that asked before it started, never one already under way', async () => {
+    const reads: { resolve: (tables: string[]) => void }[] = [];
+    const read = coalescedProcNetReader(
+      () => new Promise<string[]>((resolve) => reads.push({ resolve: (t) => resolve(t) })),
+    );
+    const first = read(4);
+    const second = read(4);
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toHaveLength(1);
+    // Asked while the first read is under way: waits for a read of its own, shared with later askers.
+    const third = read(4);
+    const fourth = read(4);
+    reads[0]?.resolve(['first']);
+    expect(await first).toEqual(['first']);
+    expect(await second).toEqual(['first']);
+    await new Promise((r) => setImmediate(r));
+    expect(reads).toHaveLength(2);
+    reads[1]?.resolve(['second']);
+    expect(await third).toEqual(['second']);
+    expect(await fourth).toEqual(['second']);
   });
 });
 
