@@ -9,7 +9,11 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import { traceClients } from './container.js';
 import { SERVICE_NAME } from './powertools.js';
 
-/** The function's tracer (disabled outside Lambda, so local mode and tests pay nothing). */
+/**
+ * The function's tracer (it records nothing outside Lambda). Importing it enables aws-xray-sdk-core's async
+ * hooks, which slow every await of the process about tenfold: only the two Lambda handler modules import
+ * this; the local server calls their work modules (apply-state-change.ts, reconcile-all.ts) instead.
+ */
 export const tracer = new Tracer({ serviceName: SERVICE_NAME });
 
 traceClients((client) => {

@@ -294,10 +294,14 @@ async function serve(
     if (options.verbose) console.log(line);
   };
   const root = resolve(new URL('../..', import.meta.url).pathname);
-  const stateChange = (await import(pathToFileURL(join(root, 'functions/events/state-change.ts')).href)) as {
+  const stateChange = (await import(
+    pathToFileURL(join(root, 'functions/events/apply-state-change.ts')).href
+  )) as {
     handleStateChange: (event: unknown) => Promise<{ applied: boolean; reason: string }>;
   };
-  const reconciler = (await import(pathToFileURL(join(root, 'functions/reconciler/handler.ts')).href)) as {
+  const reconciler = (await import(
+    pathToFileURL(join(root, 'functions/reconciler/reconcile-all.ts')).href
+  )) as {
     reconcileAll: () => Promise<unknown>;
   };
 
