@@ -17,7 +17,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 
 /** Props of {@link Outbox}. */
@@ -69,18 +69,12 @@ export class Outbox extends Construct {
       }),
     );
     this.alarms = [
-      new Alarm(this, 'UnpublishedChangesAlarm', {
-        alarmDescription:
-          'AppState Change events could not be published: the queue names the stream records; the app records hold the states',
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
-          statistic: 'Maximum',
-        }),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
+      queueNotEmptyAlarm(
+        this,
+        'UnpublishedChangesAlarm',
+        this.deadLetterQueue,
+        'AppState Change events could not be published: the queue names the stream records; the app records hold the states',
+      ),
       new Alarm(this, 'PublisherBehindAlarm', {
         alarmDescription: 'The outbox publisher is more than 5 minutes behind the app table stream',
         metric: props.publisher.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
@@ -91,4 +85,19 @@ export class Outbox extends Construct {
       }),
     ];
   }
+}
+
+/** An alarm that fires as soon as `queue` holds a message (dead letters: each one needs a look). */
+export function queueNotEmptyAlarm(scope: Construct, id: string, queue: IQueue, description: string): Alarm {
+  return new Alarm(scope, id, {
+    alarmDescription: description,
+    metric: queue.metricApproximateNumberOfMessagesVisible({
+      period: Duration.minutes(5),
+      statistic: 'Maximum',
+    }),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
 }

@@ -47,7 +47,7 @@ import { addCustomDomain, type CustomDomainOptions } from './custom-domain.js';
 import { addDashboard, type DashboardOptions } from './dashboard.js';
 import { functionCode } from './function-code.js';
 import { HandlerFunction } from './handler-function.js';
-import { Outbox } from './outbox.js';
+import { Outbox, queueNotEmptyAlarm } from './outbox.js';
 import {
   applyReservedConcurrency,
   checkEach,
@@ -556,18 +556,12 @@ export class TorchxServerless extends Construct {
 
     // ---------------------------------------------------------------- alarms
     const alarms: Alarm[] = [
-      new Alarm(this, 'DeadLettersAlarm', {
-        alarmDescription:
-          'State-change events could not be delivered or processed: read them from the dead-letter queue',
-        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({
-          period: Duration.minutes(5),
-          statistic: 'Maximum',
-        }),
-        threshold: 1,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: TreatMissingData.NOT_BREACHING,
-      }),
+      queueNotEmptyAlarm(
+        this,
+        'DeadLettersAlarm',
+        this.deadLetterQueue,
+        'State-change events could not be delivered or processed: read them from the dead-letter queue',
+      ),
       new Alarm(this, 'ApiServerErrorsAlarm', {
         alarmDescription: 'The API answered 5xx: see the function logs (errors carry the request id)',
         metric: this.api.metricServerError({ period: Duration.minutes(5), statistic: 'Sum' }),
