@@ -9,8 +9,11 @@ import { ENV } from './env-names.js';
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
 
-/** Every scheduler a function can run. */
-export const KNOWN_SCHEDULERS: readonly string[] = [
+/**
+ * Every scheduler a function can run: the one list of names (the container's backends are typed by it, so a
+ * scheduler without a backend, or a backend the config refuses, does not compile).
+ */
+export const KNOWN_SCHEDULERS = [
   'aws_batch',
   'aws_sagemaker',
   'local_cwd',
@@ -19,7 +22,10 @@ export const KNOWN_SCHEDULERS: readonly string[] = [
   'lsf',
   'kubernetes',
   'kubernetes_mcad',
-];
+] as const;
+
+/** A scheduler name of {@link KNOWN_SCHEDULERS}. */
+export type KnownScheduler = (typeof KNOWN_SCHEDULERS)[number];
 
 /** Days finished records are kept when TXS_RETENTION_DAYS is not set. */
 export const DEFAULT_RETENTION_DAYS = 90;
@@ -66,7 +72,7 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
 
   const schedulers = list(env[ENV.schedulers]) ?? [...DEFAULT_SCHEDULERS];
   for (const name of schedulers)
-    if (!KNOWN_SCHEDULERS.includes(name))
+    if (!(KNOWN_SCHEDULERS as readonly string[]).includes(name))
       problems.push(
         `${ENV.schedulers} names an unknown scheduler '${name}'; use ${KNOWN_SCHEDULERS.join(', ')}`,
       );

@@ -37,7 +37,7 @@ import {
 } from './backends/dry-run-only.js';
 import { localCwdFactory } from './backends/local-cwd.js';
 import { slurmFactory } from './backends/slurm.js';
-import { ConfigError, type FunctionConfig, readFunctionConfig } from './config.js';
+import { ConfigError, type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 
 export { DEFAULT_SCHEDULERS } from './config.js';
@@ -175,7 +175,7 @@ export function recordsRunner(): Runner {
   return builtRecordsRunner;
 }
 
-const BACKENDS: Readonly<Record<string, (deps: BackendDeps) => SchedulerFactory>> = {
+const BACKENDS: Readonly<Record<KnownScheduler, (deps: BackendDeps) => SchedulerFactory>> = {
   aws_batch: awsBatchFactory,
   aws_sagemaker: awsSageMakerFactory,
   local_cwd: localCwdFactory,
@@ -203,8 +203,8 @@ function build(): Runner {
   };
   const factories: Record<string, SchedulerFactory> = {};
   for (const name of deps.config.schedulers) {
-    const backend = BACKENDS[name];
-    if (!backend) throw new ConfigError(`no backend for scheduler '${name}'`);
+    // The config admits only KNOWN_SCHEDULERS, each of which has a backend (the Record's type).
+    const backend = BACKENDS[name as KnownScheduler];
     factories[name] = backend(deps);
   }
   builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
