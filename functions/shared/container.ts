@@ -37,7 +37,7 @@ import {
 } from './backends/dry-run-only.js';
 import { localCwdFactory } from './backends/local-cwd.js';
 import { slurmFactory } from './backends/slurm.js';
-import { ConfigError, type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
+import { type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 
 export { DEFAULT_SCHEDULERS } from './config.js';
