@@ -21,6 +21,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { name: 'Dryrun', method: 'POST', path: '/v1/dryrun', entry: 'functions/api/dryrun.ts' },
   { name: 'Run', method: 'POST', path: '/v1/apps', entry: 'functions/api/run.ts' },
   { name: 'List', method: 'GET', path: '/v1/apps', entry: 'functions/api/list.ts' },
+  { name: 'Counts', method: 'GET', path: '/v1/apps/counts', entry: 'functions/api/counts.ts' },
   { name: 'Status', method: 'GET', path: '/v1/apps/{scheduler}/{appId}', entry: 'functions/api/status.ts' },
   {
     name: 'Delete',

@@ -68,6 +68,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
   // byCreated: deployment admins' `?owner=all`.
   List: { queryIndex: ['byOwner', 'byCreated'] },
+  // The same Query as List, projecting the state.
+  Counts: { queryIndex: ['byOwner', 'byCreated'] },
   Status: {
     tableItems: ['GetItem', 'UpdateItem'],
     batch: ['describe'],

@@ -8,6 +8,7 @@ import * as z from 'zod/mini';
 import {
   apiErrorSchema,
   appActionResponseSchema,
+  appCountsResponseSchema,
   appResponseSchema,
   componentsResponseSchema,
   dryRunResponseSchema,
@@ -36,6 +37,14 @@ interface Operation {
 const str: JsonSchema = { type: 'string' };
 const int = (minimum: number, maximum: number): JsonSchema => ({ type: 'integer', minimum, maximum });
 const time: JsonSchema = { type: 'string', description: 'ISO-8601 time or epoch milliseconds' };
+
+/** The filters of `GET /v1/apps` that `GET /v1/apps/counts` shares. */
+const APP_FILTERS: readonly QueryParam[] = [
+  ['scheduler', str, 'only apps of this scheduler'],
+  ['session', str, 'only apps of this session'],
+  ['since', time, 'only apps created at or after this time'],
+  ['owner', str, "deployment admins: all (every owner's apps) or another owner"],
+];
 
 /** Every operation, by route name. */
 const OPERATIONS: Readonly<Record<string, Operation>> = {
@@ -71,15 +80,19 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   List: {
     summary: "The caller's apps, newest first",
     query: [
-      ['scheduler', str, 'only apps of this scheduler'],
+      ...APP_FILTERS,
       ['state', str, 'only apps in these states (comma-separated, e.g. RUNNING,PENDING)'],
-      ['session', str, 'only apps of this session'],
-      ['since', time, 'only apps created at or after this time'],
       ['limit', int(1, 100), 'page size'],
       ['nextToken', str, 'the nextToken of the previous page'],
     ],
     status: 200,
     response: listAppsResponseSchema,
+  },
+  Counts: {
+    summary: "How many of the caller's apps are in each state (at most 10,000 records read)",
+    query: APP_FILTERS,
+    status: 200,
+    response: appCountsResponseSchema,
   },
   Status: {
     summary: "An app's record and status",

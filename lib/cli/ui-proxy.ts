@@ -20,6 +20,7 @@ export const UI_PROXY_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = 
   { method: 'GET', path: /^\/v1\/components$/ },
   { method: 'POST', path: /^\/v1\/dryrun$/ },
   { method: 'GET', path: /^\/v1\/apps$/ },
+  { method: 'GET', path: /^\/v1\/apps\/counts$/ },
   { method: 'POST', path: /^\/v1\/apps$/ },
   { method: 'GET', path: /^\/v1\/apps\/[^/]+\/[^/]+$/ },
   { method: 'DELETE', path: /^\/v1\/apps\/[^/]+\/[^/]+$/ },

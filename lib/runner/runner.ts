@@ -51,7 +51,14 @@ import {
   SubmissionOutcomeUnknownError,
   WaitTimeoutError,
 } from './errors.js';
-import type { AppRecordStore, ListAppsPage, ListAppsQuery, TransitionOutcome } from './store.js';
+import type {
+  AppCounts,
+  AppRecordStore,
+  CountAppsQuery,
+  ListAppsPage,
+  ListAppsQuery,
+  TransitionOutcome,
+} from './store.js';
 
 /** The environment variable TorchX sets to the app's handle. */
 export const TORCHX_JOB_ID_ENV = 'TORCHX_JOB_ID';
@@ -751,6 +758,11 @@ export class Runner {
   /** An owner's apps from the store, newest first. */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
     return this.store.list(query);
+  }
+
+  /** How many of an owner's apps are in each state, from the store (at most `APP_COUNT_CAP` records read). */
+  async countByState(query: CountAppsQuery): Promise<AppCounts> {
+    return this.store.countByState(query);
   }
 
   /** What the scheduler itself lists, with handles (TorchX `list`). */

@@ -28,6 +28,22 @@ export interface ListAppsQuery {
   nextToken?: string;
 }
 
+/** Filters of {@link AppRecordStore.countByState}: a listing's, without states and paging. */
+export type CountAppsQuery = Omit<ListAppsQuery, 'states' | 'limit' | 'nextToken'>;
+
+/** Records read by one {@link AppRecordStore.countByState} at most: past it, the counts are a lower bound. */
+export const APP_COUNT_CAP = 10_000;
+
+/** How many of an owner's apps are in each state, read from at most a capped number of records. */
+export interface AppCounts {
+  /** Apps per state; states with none are absent. */
+  counts: Partial<Record<AppState, number>>;
+  /** The apps counted (the sum of `counts`). */
+  counted: number;
+  /** False when the cap stopped the count: more apps may match than were counted. */
+  complete: boolean;
+}
+
 /** One page of records. */
 export interface ListAppsPage {
   records: AppRecord[];
@@ -109,6 +125,12 @@ export interface AppRecordStore {
 
   /** Lists an owner's records, newest first, with filters. */
   list(query: ListAppsQuery): Promise<ListAppsPage>;
+
+  /**
+   * Counts an owner's records per state with a listing's filters, reading at most `cap` records (default
+   * {@link APP_COUNT_CAP}); `complete` is false when records were left unread.
+   */
+  countByState(query: CountAppsQuery, cap?: number): Promise<AppCounts>;
 
   /** Non-terminal records of a scheduler (for the reconciler), oldest update first. */
   listActive(scheduler: string, limit?: number, nextToken?: string): Promise<ListAppsPage>;

@@ -120,6 +120,16 @@ export const listAppsResponseSchema = z.object({
   nextToken: z.optional(z.string()),
 });
 
+/** `GET /v1/apps/counts` → 200. */
+export const appCountsResponseSchema = z.object({
+  /** Apps per state; states with none are absent. */
+  counts: z.partialRecord(appState, z.int()),
+  /** The apps counted (the sum of `counts`). */
+  counted: z.int(),
+  /** False when the count stopped at its cap (10,000 records read): the counts are a lower bound. */
+  complete: z.boolean(),
+});
+
 /** One accepted state change of an app. */
 export const historyEntrySchema = z.object({
   from: appState,
@@ -219,6 +229,8 @@ export type RunResponse = Wire<typeof runResponseSchema>;
 export type AppSummary = Wire<typeof appSummarySchema>;
 /** `GET /v1/apps` → 200. */
 export type ListAppsResponse = Wire<typeof listAppsResponseSchema>;
+/** `GET /v1/apps/counts` response body. */
+export type AppCountsResponse = Wire<typeof appCountsResponseSchema>;
 /** One accepted state change. */
 export type HistoryEntryData = Wire<typeof historyEntrySchema>;
 /** `GET /v1/apps/{scheduler}/{appId}` → 200. */

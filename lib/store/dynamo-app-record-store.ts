@@ -1,14 +1,16 @@
 /**
  * The DynamoDB implementation of the runner's {@link AppRecordStore}, composed of three parts over one
  * {@link StoreContext}: {@link AppRecords} (create, get, transition, markCancelRequested),
- * {@link AppQueries} (list, listActive, findByNativeName) and {@link IdempotencyKeys} (reservations).
+ * {@link AppQueries} (list, countByState, listActive, findByNativeName) and {@link IdempotencyKeys} (reservations).
  * Every write is conditional; lists are Queries on global secondary indexes and nothing scans the table.
  *
  * @module
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
+  AppCounts,
   AppRecordStore,
+  CountAppsQuery,
   IdempotencyLease,
   IdempotencyReservation,
   ListAppsPage,
@@ -137,6 +139,11 @@ export class DynamoAppRecordStore implements AppRecordStore {
   /** {@inheritDoc AppQueries.list} */
   list(query: ListAppsQuery): Promise<ListAppsPage> {
     return this.queries.list(query);
+  }
+
+  /** {@inheritDoc AppQueries.countByState} */
+  countByState(query: CountAppsQuery, cap?: number): Promise<AppCounts> {
+    return this.queries.countByState(query, cap);
   }
 
   /** {@inheritDoc AppQueries.listActive} */

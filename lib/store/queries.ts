@@ -1,12 +1,19 @@
 /**
- * Reads across records: an owner's list, a scheduler's active records, a record by its scheduler's native
- * name. Lists are Queries on global secondary indexes; nothing here scans the table.
+ * Reads across records: an owner's list and counts per state, a scheduler's active records, a record by its
+ * scheduler's native name. Lists are Queries on global secondary indexes; nothing here scans the table.
  *
  * @module
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ALL_OWNERS, type ListAppsPage, type ListAppsQuery } from '../runner/store.js';
-import { type AppRecord, type FieldIssue, isAppState } from '../specs/index.js';
+import {
+  ALL_OWNERS,
+  APP_COUNT_CAP,
+  type AppCounts,
+  type CountAppsQuery,
+  type ListAppsPage,
+  type ListAppsQuery,
+} from '../runner/store.js';
+import { type AppRecord, type AppState, type FieldIssue, isAppState } from '../specs/index.js';
 import { indexKeyOf, recordOf } from './app-items.js';
 import { call, type Item, nowSeconds, type StoreContext } from './context.js';
 import {
@@ -27,7 +34,7 @@ const MAX_QUERY_PAGES_PER_CALL = 10;
 /** Items read per Query page when filters are set (DynamoDB applies `Limit` before the filter). */
 const FILTERED_QUERY_BATCH = 200;
 
-/** The query half of the store: list, listActive, findByNativeName. */
+/** The query half of the store: list, countByState, listActive, findByNativeName. */
 export class AppQueries {
   constructor(
     private readonly context: StoreContext,
@@ -61,8 +68,7 @@ export class AppQueries {
 
   /**
    * Lists an owner's records (every owner's with {@link ALL_OWNERS}: the `byCreated` index), newest first: a
-   * Query on `byOwner` (`since` is a key condition; scheduler,
-   * states (empty means any) and session are filters). It keeps reading until `limit` records match or the index is
+   * Query on `byOwner` (see {@link ownerIndexQuery} for the filters). It keeps reading until `limit` records match or the index is
    * exhausted, reading at most 10 Query pages per call; a shorter page with a `nextToken` means "more may
    * follow".
    *
@@ -70,11 +76,95 @@ export class AppQueries {
    */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
     const issues: FieldIssue[] = [];
-    const all = query.owner === ALL_OWNERS;
-    if (query.owner !== ALL_OWNERS) requireText(issues, 'owner', query.owner, 1024);
     const limit = pageSize(issues, query.limit);
+    const owned = this.ownerIndexQuery(query, issues);
+    throwIfIssues('list query', issues);
+    const cursor = query.nextToken === undefined ? undefined : decodePageCursor(query.nextToken, 'byOwner');
+    if (cursor && owned.sinceKey !== undefined && cursor.createdKey < owned.sinceKey) return { records: [] };
+    return this.collectPages({
+      base: owned.input,
+      limit,
+      batch: owned.filtered ? FILTERED_QUERY_BATCH : 0,
+      startKey: cursor && {
+        [owned.partitionAttribute]: owned.partitionValue,
+        [A.createdKey]: cursor.createdKey,
+        [A.partitionKey]: appPartitionKey(handleOfCreatedKey(cursor.createdKey)),
+        [A.sortKey]: APP_SORT_KEY,
+      },
+      tokenOf: (key) => {
+        const createdKey = key[A.createdKey];
+        return typeof createdKey === 'string'
+          ? encodePageCursor({ index: 'byOwner', createdKey })
+          : undefined;
+      },
+    });
+  }
+
+  /**
+   * Counts an owner's records (every owner's with {@link ALL_OWNERS}) per state, with a listing's filters:
+   * the same Query as {@link list}, projecting only the state, paged until the index is exhausted or `cap`
+   * records were read (then one more Query of one record tells whether any is left unread: `complete` is
+   * false and the counts are a lower bound).
+   *
+   * @throws ValidationError naming `owner`, `since`, `scheduler`, `session` or `cap`.
+   */
+  async countByState(query: CountAppsQuery, cap: number = APP_COUNT_CAP): Promise<AppCounts> {
+    const issues: FieldIssue[] = [];
+    if (!(Number.isInteger(cap) && cap > 0))
+      issues.push({ path: 'cap', message: 'must be a positive integer' });
+    const owned = this.ownerIndexQuery(query, issues);
+    throwIfIssues('count query', issues);
+    const counts: Partial<Record<AppState, number>> = {};
+    let counted = 0;
+    let read = 0;
+    let startKey: Item | undefined;
+    const page = (limit: number) =>
+      call(this.context, 'Query', () =>
+        this.context.client.send(
+          new QueryCommand({
+            ...owned.input,
+            ExpressionAttributeNames: { ...owned.input.ExpressionAttributeNames, '#state': 'state' },
+            ProjectionExpression: '#state',
+            Limit: limit,
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+          }),
+        ),
+      );
+    do {
+      const output = await page(cap - read);
+      read += output.ScannedCount ?? 0;
+      for (const item of output.Items ?? []) {
+        const state = item.state;
+        if (typeof state !== 'string' || !isAppState(state)) continue;
+        counts[state] = (counts[state] ?? 0) + 1;
+        counted += 1;
+      }
+      startKey = output.LastEvaluatedKey;
+    } while (startKey !== undefined && read < cap);
+    // A page that ends at its Limit carries a LastEvaluatedKey even when nothing follows: look one record on.
+    const complete = startKey === undefined || ((await page(1)).ScannedCount ?? 0) === 0;
+    return { counts, counted, complete };
+  }
+
+  /**
+   * A listing's filters as a Query on `byOwner` (`byCreated` for {@link ALL_OWNERS}), newest first: `since`
+   * is a key condition; scheduler, session and states (empty means any) are filters, as is the expiry of
+   * records DynamoDB's TTL has not removed yet. Pushes the issues of the filters onto `issues`.
+   */
+  private ownerIndexQuery(
+    query: ListAppsQuery | CountAppsQuery,
+    issues: FieldIssue[],
+  ): {
+    input: QueryCommandInput;
+    partitionAttribute: string;
+    partitionValue: string;
+    sinceKey: string | undefined;
+    filtered: boolean;
+  } {
+    if (query.owner !== ALL_OWNERS) requireText(issues, 'owner', query.owner, 1024);
     if (query.since !== undefined) requireTime(issues, 'since', query.since, false);
-    query.states?.forEach((state, i) => {
+    const listed = 'states' in query ? query.states : undefined;
+    listed?.forEach((state, i) => {
       if (!isAppState(state)) {
         issues.push({ path: `states.${i}`, message: `'${String(state)}' is not an AppState` });
       }
@@ -85,11 +175,8 @@ export class AppQueries {
     if (query.session !== undefined && typeof query.session !== 'string') {
       issues.push({ path: 'session', message: 'must be a string' });
     }
-    throwIfIssues('list query', issues);
-    const cursor = query.nextToken === undefined ? undefined : decodePageCursor(query.nextToken, 'byOwner');
+    const all = query.owner === ALL_OWNERS;
     const sinceKey = query.since === undefined ? undefined : createdAtPrefix(query.since);
-    if (cursor && sinceKey !== undefined && cursor.createdKey < sinceKey) return { records: [] };
-
     const partitionAttribute = all ? A.allKey : A.ownerKey;
     const partitionValue = query.owner === ALL_OWNERS ? ALL_APPS_KEY : query.owner;
     const names: Record<string, string> = { '#ownerKey': partitionAttribute, '#expiresAt': A.expiresAt };
@@ -114,7 +201,7 @@ export class AppQueries {
       names['#session'] = 'session';
       values[':session'] = query.session;
     }
-    const states = [...new Set(query.states ?? [])];
+    const states = [...new Set(listed ?? [])];
     if (states.length > 0) {
       names['#state'] = 'state';
       states.forEach((state, i) => {
@@ -122,9 +209,8 @@ export class AppQueries {
       });
       filters.push(`#state IN (${states.map((_, i) => `:state${i}`).join(', ')})`);
     }
-    const filtered = query.scheduler !== undefined || query.session !== undefined || states.length > 0;
-    return this.collectPages({
-      base: {
+    return {
+      input: {
         TableName: this.context.tableName,
         IndexName: all ? TABLE_INDEXES.byCreated : TABLE_INDEXES.byOwner,
         KeyConditionExpression: keyCondition,
@@ -133,21 +219,11 @@ export class AppQueries {
         ExpressionAttributeValues: values,
         ScanIndexForward: false,
       },
-      limit,
-      batch: filtered ? FILTERED_QUERY_BATCH : 0,
-      startKey: cursor && {
-        [partitionAttribute]: partitionValue,
-        [A.createdKey]: cursor.createdKey,
-        [A.partitionKey]: appPartitionKey(handleOfCreatedKey(cursor.createdKey)),
-        [A.sortKey]: APP_SORT_KEY,
-      },
-      tokenOf: (key) => {
-        const createdKey = key[A.createdKey];
-        return typeof createdKey === 'string'
-          ? encodePageCursor({ index: 'byOwner', createdKey })
-          : undefined;
-      },
-    });
+      partitionAttribute,
+      partitionValue,
+      sinceKey,
+      filtered: query.scheduler !== undefined || query.session !== undefined || states.length > 0,
+    };
   }
 
   /**

@@ -427,6 +427,16 @@ describe('local server', () => {
     });
     for (const app of filtered.body.apps as { state: string }[])
       expect(['RUNNING', 'PENDING']).toContain(app.state);
+    // The counts per state cover all 120 (whatever state each echo has reached), and no one else's apps.
+    const counts = await call('GET', '/v1/apps/counts?scheduler=local_cwd', { user });
+    expect(counts.status).toBe(200);
+    expect(counts.body).toMatchObject({ counted: 120, complete: true });
+    expect(Object.values(counts.body.counts as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(120);
+    expect((await call('GET', '/v1/apps/counts', { user: 'nobody-counts' })).body).toEqual({
+      counts: {},
+      counted: 0,
+      complete: true,
+    });
     const badLimit = await call('GET', '/v1/apps?limit=0', { user });
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error).toMatchObject({ details: [{ path: 'limit' }] });

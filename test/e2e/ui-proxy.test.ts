@@ -5,8 +5,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../functions/routes.js';
 import { createSigV4Signer } from '../../lib/cli/sigv4.js';
-import { startUiProxy, type UiProxy } from '../../lib/cli/ui-proxy.js';
+import { startUiProxy, UI_PROXY_ROUTES, type UiProxy } from '../../lib/cli/ui-proxy.js';
 import { type RawReply, rawRequest } from '../helpers/raw-http.js';
 
 const ACCESS_KEY = 'AKIDEXAMPLEUIPROXY01';
@@ -117,6 +118,17 @@ describe('txs ui’s server', () => {
     expect(run.status).toBe(200);
     expect(seen.at(-1)!.headers['idempotency-key']).toBe('k-1');
     expect(seen.at(-1)!.body).toBe('{"scheduler":"aws_batch"}');
+    expect((await call('GET', '/v1/apps/counts?owner=all', { cookie })).status).toBe(200);
+    expect(seen.at(-1)!.url).toBe('/prod/v1/apps/counts?owner=all');
+  });
+
+  it('allows every route of the API but its OpenAPI document, with its method only', () => {
+    for (const route of ROUTES) {
+      const path = route.path.replace(/\{\w+\}/g, 'x');
+      const allowed = UI_PROXY_ROUTES.filter((r) => r.path.test(path)).map((r) => r.method);
+      if (route.name === 'OpenApi') expect(allowed).toEqual([]);
+      else expect(allowed, `${route.method} ${route.path}`).toContain(route.method);
+    }
   });
 
   it('refuses a foreign Host, a foreign Origin and a cross-site request even with the cookie', async () => {

@@ -38,6 +38,7 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
     'sagemaker:DescribeTrainingJob',
   ],
   List: ['dynamodb:Query'],
+  Counts: ['dynamodb:Query'],
   Status: [
     'dynamodb:GetItem',
     'dynamodb:UpdateItem',
@@ -173,10 +174,12 @@ describe('TorchxServerless least privilege', () => {
         if (items.length > 0) expect(statement.resources).toEqual([tableArn(defaults)]);
       }
     }
-    expect(resourcesFor(defaults, 'List', 'dynamodb:Query')).toEqual([
-      `${tableArn(defaults)}/index/${TABLE_INDEXES.byCreated}`,
-      `${tableArn(defaults)}/index/${TABLE_INDEXES.byOwner}`,
-    ]);
+    for (const name of ['List', 'Counts']) {
+      expect(resourcesFor(defaults, name, 'dynamodb:Query')).toEqual([
+        `${tableArn(defaults)}/index/${TABLE_INDEXES.byCreated}`,
+        `${tableArn(defaults)}/index/${TABLE_INDEXES.byOwner}`,
+      ]);
+    }
     expect(resourcesFor(defaults, 'StateChange', 'dynamodb:Query')).toEqual([
       `${tableArn(defaults)}/index/${TABLE_INDEXES.byNativeName}`,
     ]);
