@@ -1,6 +1,7 @@
 /** The page's API client: same-origin `fetch` to `/v1/…` (the local server, or `txs ui`'s signing proxy). */
 import type {
   AppActionResponse,
+  AppCountsResponse,
   AppResponse,
   ComponentsResponse,
   DryRunResponse,
@@ -84,6 +85,7 @@ export interface RunRequest {
 
 export const api = {
   list: (query: URLSearchParams) => call<ListAppsResponse>('GET', `/v1/apps?${query}`),
+  counts: (query: URLSearchParams) => call<AppCountsResponse>('GET', `/v1/apps/counts?${query}`),
   app: (scheduler: string, appId: string) => call<AppResponse>('GET', appPath(scheduler, appId)),
   cancel: (scheduler: string, appId: string) =>
     call<AppActionResponse>('POST', `${appPath(scheduler, appId)}/cancel`),

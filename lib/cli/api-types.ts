@@ -10,6 +10,7 @@ import type { AppDef, AppState, Cfg } from '../specs/index.js';
 export type {
   ApiErrorBody,
   AppActionResponse,
+  AppCountsResponse,
   AppResponse,
   AppSummary,
   ComponentsResponse,
@@ -38,6 +39,9 @@ export interface ListAppsQuery {
   /** Deployment admins: `all`, or one owner. */
   owner?: string;
 }
+
+/** Query of `GET /v1/apps/counts`: a listing's filters but states and paging. */
+export type AppCountsQuery = Omit<ListAppsQuery, 'states' | 'limit' | 'nextToken'>;
 
 /** Which output streams to read. */
 export type LogStreams = 'combined' | 'stdout' | 'stderr';

@@ -9,6 +9,8 @@ import { parseAppHandle } from '../specs/index.js';
 import type {
   ApiErrorBody,
   AppActionResponse,
+  AppCountsQuery,
+  AppCountsResponse,
   AppResponse,
   ComponentsResponse,
   DryRunResponse,
@@ -30,6 +32,7 @@ import {
   UsageError,
 } from './errors.js';
 import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, readLocalToken } from './local-token.js';
+import { NEW_LINK_PATH } from './one-time-link.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -155,6 +158,13 @@ export class TxsClient {
     });
   }
 
+  /** `GET /v1/apps/counts`: how many of the caller's apps are in each state (a lower bound when capped). */
+  async countApps(query: AppCountsQuery = {}): Promise<AppCountsResponse> {
+    return this.request<AppCountsResponse>('GET', '/v1/apps/counts', {
+      query: { scheduler: query.scheduler, session: query.session, since: query.since, owner: query.owner },
+    });
+  }
+
   /** `GET /v1/apps/{scheduler}/{appId}`; `refresh` asks the scheduler first. */
   async getApp(handle: string, options: { refresh?: boolean } = {}): Promise<AppResponse> {
     return this.request<AppResponse>('GET', appPath(handle), {
@@ -188,6 +198,11 @@ export class TxsClient {
         nextToken: query.nextToken,
       },
     });
+  }
+
+  /** The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`). */
+  async dashboardLink(): Promise<string> {
+    return (await this.request<{ url: string }>('POST', NEW_LINK_PATH)).url;
   }
 
   /** Builds the full URL of `path` with `query` (arrays become repeated parameters). */

@@ -5,8 +5,14 @@
  * @module
  */
 import type { ComponentDescription } from '../components/index.js';
-import { AppStatus, pythonRepr } from '../specs/index.js';
-import type { AppResponse, AppSummary, DryRunResponse, SchedulerInfo } from './api-types.js';
+import { APP_STATES, type AppState, AppStatus, pythonRepr } from '../specs/index.js';
+import type {
+  AppCountsResponse,
+  AppResponse,
+  AppSummary,
+  DryRunResponse,
+  SchedulerInfo,
+} from './api-types.js';
 import { runOptsFromDescriptions } from './cfg.js';
 import { escapeStrict, TERMINAL_CONTROLS } from './terminal-text.js';
 import { formatLocalTime } from './time.js';
@@ -53,6 +59,27 @@ export function formatAppList(apps: readonly AppSummary[]): string {
     ['APP HANDLE', 'APP STATUS', 'NAME', 'CREATED'],
     apps.map((a) => [a.handle, a.state, a.name, formatLocalTime(a.createdAt)]),
   );
+}
+
+/**
+ * Apps per state as a table, in the order of the states' lifecycle, with the total; counts past the server's
+ * cap end with `+` (lower bounds).
+ *
+ * @example
+ * ```ts
+ * formatAppCounts({ counts: { RUNNING: 2 }, counted: 2, complete: true });
+ * // STATE    APPS
+ * // -------  ----
+ * // RUNNING  2
+ * // total    2
+ * ```
+ */
+export function formatAppCounts(result: AppCountsResponse, states: readonly AppState[] = APP_STATES): string {
+  const mark = result.complete ? '' : '+';
+  const rows = states
+    .filter((state) => result.counts[state] !== undefined)
+    .map((state) => [state, `${result.counts[state]}${mark}`]);
+  return formatTable(['STATE', 'APPS'], [...rows, ['total', `${result.counted}${mark}`]]);
 }
 
 /**

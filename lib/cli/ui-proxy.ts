@@ -3,14 +3,15 @@
  * forwarded to one fixed upstream (the configured endpoint, never the request's Host), SigV4-signed here, so
  * AWS credentials never reach the browser. Only loopback `Host`/`Origin` with this port are admitted; the
  * URL printed at start carries a one-time token that is exchanged for an HttpOnly, SameSite=Strict session
- * cookie; only the API's own paths and methods are forwarded.
+ * cookie (`one-time-link.ts`, which the local server uses too); only the API's own paths and methods are
+ * forwarded.
  *
  * @module
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
+import { OneTimeLink } from './one-time-link.js';
 import type { RequestSigner } from './sigv4.js';
 import { serveUi } from './ui-assets.js';
 
@@ -32,7 +33,6 @@ export const UI_PROXY_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = 
 const FORWARDED_REQUEST_HEADERS = ['accept', 'content-type', 'idempotency-key'];
 /** Response headers passed back to the page. */
 const FORWARDED_RESPONSE_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed'];
-const COOKIE = 'txs_ui';
 const MAX_BODY = 1024 * 1024;
 
 /** Options of {@link startUiProxy}. */
@@ -57,23 +57,9 @@ export interface UiProxy {
   close(): Promise<void>;
 }
 
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
 function refuse(res: ServerResponse, status: number, code: string, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify({ error: { code, message } }));
-}
-
-function cookieOf(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE) return value.join('=');
-  }
-  return undefined;
 }
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -100,9 +86,9 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
   const upstream = new URL(options.upstream.replace(/\/+$/, ''));
   const basePath = upstream.pathname.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
-  let oneTimeToken: string | undefined = randomBytes(32).toString('base64url');
-  const session = randomBytes(32).toString('base64url');
   let port = 0;
+  // Set right after listening, before any connection can be handled.
+  let link!: OneTimeLink;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = req.url ?? '/';
@@ -127,27 +113,8 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
     const url = new URL(target, 'http://127.0.0.1');
     const path = url.pathname;
     // The one-time token: exchanged once for the session cookie, then gone.
-    const presented = url.searchParams.get('token');
-    if (path === '/' && presented !== null) {
-      if (oneTimeToken === undefined || !equal(presented, oneTimeToken)) {
-        return refuse(
-          res,
-          401,
-          'Unauthorized',
-          'this link was already used or is not this server’s; restart txs ui',
-        );
-      }
-      oneTimeToken = undefined;
-      res.writeHead(303, {
-        location: '/',
-        'set-cookie': `${COOKIE}=${session}; HttpOnly; SameSite=Strict; Path=/`,
-        'cache-control': 'no-store',
-      });
-      res.end();
-      return;
-    }
-    const cookie = cookieOf(req);
-    if (cookie === undefined || !equal(cookie, session)) {
+    if (link.exchange(req, res)) return;
+    if (!link.admits(req)) {
       return refuse(res, 401, 'Unauthorized', 'open the link txs ui printed (it carries a one-time token)');
     }
     if (await serveUi(req.method ?? 'GET', path, res)) return;
@@ -198,8 +165,12 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
     server.listen(options.port ?? 0, '127.0.0.1', ok);
   });
   port = (server.address() as AddressInfo).port;
+  link = new OneTimeLink({
+    port,
+    refusedLinkMessage: 'this link was already used or is not this server’s; restart txs ui',
+  });
   return {
-    url: `http://127.0.0.1:${port}/?token=${oneTimeToken}`,
+    url: link.newLink(`http://127.0.0.1:${port}`),
     port,
     close: () =>
       new Promise<void>((ok) => {

@@ -4,9 +4,11 @@
  * 1. its `Host` (and `Origin`, when present) is a loopback name with the server's port, and the browser does
  *    not mark it cross-site (`Sec-Fetch-Site`) — so a web page cannot reach the server through DNS
  *    rebinding or a cross-origin form/`fetch`; refused with 403 otherwise;
- * 2. it carries `Authorization: Bearer <token>` with the server's token, or (Linux) the connecting socket
- *    belongs to the server's own OS user, read from `/proc/net/tcp{,6}` — so other users of a shared machine
- *    cannot drive it, and `curl` from the same user works unchanged; refused with 401 otherwise.
+ * 2. it carries `Authorization: Bearer <token>` with the server's token, or the session cookie of a browser
+ *    that opened the server's one-time link (`lib/cli/one-time-link.ts`: how a browser gets in where there is
+ *    no `/proc`), or (Linux) the connecting socket belongs to the server's own OS user, read from
+ *    `/proc/net/tcp{,6}` — so other users of a shared machine cannot drive it, and `curl` from the same user
+ *    works unchanged; refused with 401 otherwise.
  *
  * @module
  */
@@ -14,6 +16,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { isLoopbackAuthority, isLoopbackOrigin } from '../cli/local-token.js';
+import type { OneTimeLink } from '../cli/one-time-link.js';
 
 /** A refusal: the status code and the API's `{ error: { code, message } }` body. */
 export interface Refusal {
@@ -185,6 +188,8 @@ export interface LocalAccessOptions {
   uid: number | undefined;
   /** Reads `/proc/net/tcp{,6}`; injectable for tests. */
   readProcNet?: ProcNetReader;
+  /** The one-time links whose session cookie admits a browser. */
+  link?: OneTimeLink;
 }
 
 function bearerToken(req: IncomingMessage): string | undefined {
@@ -199,11 +204,15 @@ export class LocalAccess {
   /** Sockets already found to belong to the server's user (keep-alive connections are checked once). */
   private readonly trusted = new WeakSet<object>();
 
+  /** The server's port. */
+  readonly port: number;
+
   /** Reads `/proc/net`, shared between the lookups of connections opened together. */
   private readonly readProcNet: ProcNetReader;
 
   constructor(private readonly options: LocalAccessOptions) {
     this.token = Buffer.from(options.token, 'utf8');
+    this.port = options.port;
     this.readProcNet = coalescedProcNetReader(options.readProcNet ?? readProcNet);
   }
 
@@ -216,11 +225,12 @@ export class LocalAccess {
       const given = Buffer.from(presented, 'utf8');
       if (given.length === this.token.length && timingSafeEqual(given, this.token)) return undefined;
     }
+    if (this.options.link?.admits(req)) return undefined;
     // A stale token (from a server that ran on this port before) does not lock its own user out.
     if (await this.sameUser(req)) return undefined;
     return this.unauthorized(
       presented === undefined
-        ? 'the request has no token and does not come from the server’s own OS user'
+        ? 'the request has no token or session cookie and does not come from the server’s own OS user'
         : 'the bearer token is not this server’s',
     );
   }
@@ -255,7 +265,8 @@ export class LocalAccess {
       code: 'Unauthorized',
       message:
         `${why}. Send Authorization: Bearer <token> with the token in ${this.options.tokenFile} ` +
-        '(readable only by the user running the server; txs sends it by itself)',
+        '(readable only by the user running the server; txs sends it by itself); in a browser, open the ' +
+        'one-time link npm start printed (txs ui prints a new one)',
     };
   }
 }

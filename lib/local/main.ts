@@ -27,6 +27,9 @@ console.log(
   `  data:       ${server.dataDir}${process.env.TXS_IN_MEMORY === '1' ? ' (records in memory)' : ''}`,
 );
 console.log(`  token:      ${server.tokenFile} (same-user curl needs none on Linux; txs sends it)`);
+// The dashboard's one-time link: how a browser gets in where the server cannot read its OS user (macOS,
+// Windows); on Linux the same user's browser is admitted at the plain address too.
+console.log(`  dashboard:  ${server.newDashboardLink()} (works once; txs ui prints a new one)`);
 console.log(
   '  schedulers: local_cwd (runs jobs on this machine), aws_batch and aws_sagemaker (dryrun offline), slurm ' +
     '(runs with TXS_SLURM_URL), local_docker, lsf, kubernetes, kubernetes_mcad (dryrun; see docs/schedulers.md)',

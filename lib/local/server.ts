@@ -25,10 +25,11 @@ import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { closeRunner, configureLocalMode, recoverLocalApps } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
+import { NEW_LINK_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { createTableInput } from '../store/index.js';
-import { LocalAccess, type ProcNetReader } from './access.js';
+import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 
@@ -69,6 +70,12 @@ export interface LocalServer {
   tokenFile: string;
   /** The token a client sends as `Authorization: Bearer <token>`. */
   token: string;
+  /**
+   * A new one-time link to the dashboard (`<url>/?token=…`) that a browser exchanges for a session cookie:
+   * how a browser gets in where its OS user cannot be read from `/proc/net/tcp`. Only the newest link works,
+   * once.
+   */
+  newDashboardLink(): string;
   close(): Promise<void>;
 }
 
@@ -343,12 +350,20 @@ async function serve(
   const token = randomBytes(32).toString('base64url');
   // Set right after listening, before any connection can be handled.
   let access!: LocalAccess;
+  let link!: OneTimeLink;
+  let origin = '';
 
   const server: Server = createServer(async (req, res) => {
     try {
+      // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
+      if (checkHostAndOrigin(req, access.port) === undefined && link.exchange(req, res)) {
+        log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
+        req.resume();
+        return;
+      }
       const refusal = await access.check(req);
       if (refusal) {
-        log(`${req.method} ${req.url} -> ${refusal.statusCode} (${refusal.code})`);
+        log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
         sendJson(res, refusal.statusCode, { error: { code: refusal.code, message: refusal.message } });
         return;
@@ -365,6 +380,11 @@ async function serve(
             details: [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
           },
         });
+        return;
+      }
+      if (path === NEW_LINK_PATH && req.method === 'POST') {
+        req.resume();
+        sendJson(res, 201, { url: link.newLink(origin) }, { 'cache-control': 'no-store' });
         return;
       }
       // The dashboard (`/`, `/ui/*`), admitted by the same rule as the API.
@@ -441,12 +461,18 @@ async function serve(
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
+  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  link = new OneTimeLink({
+    port: address.port,
+    refusedLinkMessage: 'this link was already used or is not this server’s: run txs ui for a new one',
+  });
   access = new LocalAccess({
     port: address.port,
     token,
     tokenFile,
     uid: typeof process.getuid === 'function' ? process.getuid() : undefined,
     ...(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
+    link,
   });
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
@@ -459,11 +485,12 @@ async function serve(
 
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+    url: origin,
     port: address.port,
     dataDir,
     tokenFile,
     token,
+    newDashboardLink: () => link.newLink(origin),
     close() {
       if (timer) clearInterval(timer);
       closing ??= unwind(undo);

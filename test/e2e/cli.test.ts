@@ -152,6 +152,19 @@ describe('txs against the local server', () => {
     expect(wait.err).toContain('CANCELLED');
   });
 
+  it('counts the apps per state with list --counts, agreeing with the listing', async () => {
+    const apps = JSON.parse((await txs('list', '--json', '--limit', '1000')).out).apps as { state: string }[];
+    const expected: Record<string, number> = {};
+    for (const app of apps) expected[app.state] = (expected[app.state] ?? 0) + 1;
+    const json = await txs('list', '--counts', '--json');
+    expect(JSON.parse(json.out)).toEqual({ counts: expected, counted: apps.length, complete: true });
+    const table = await txs('list', '--counts', '--state', 'SUCCEEDED');
+    expect(table.code).toBe(ExitCode.OK);
+    expect(table.out).toMatch(
+      new RegExp(`^STATE +APPS\n-+ +-+\nSUCCEEDED +${expected.SUCCEEDED}\ntotal +${apps.length}\n$`),
+    );
+  });
+
   it('prints a dry run without submitting', async () => {
     const before = await txs('list', '--json');
     const dryrun = await txs('run', '--dryrun', 'utils.echo', '--msg', 'dry');

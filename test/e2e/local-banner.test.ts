@@ -32,11 +32,13 @@ function banner(env: Record<string, string>): Promise<string> {
 }
 
 describe('local server banner', () => {
-  it('tells txs where the server listens when PORT moved it off 8080', async () => {
+  it('tells txs where the server listens when PORT moved it off 8080, and prints the dashboard’s one-time link', async () => {
     const out = await banner({ PORT: '0' });
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
     expect(url).toBeDefined();
     expect(url).not.toBe('http://127.0.0.1:8080');
     expect(out).toContain(`TXS_ENDPOINT=${url} npx txs run --wait utils.echo`);
+    // The dashboard's one-time link, on the same address.
+    expect(out).toMatch(new RegExp(`dashboard: +${url}/\\?token=[A-Za-z0-9_-]{43} \\(works once`));
   }, 60_000);
 });

@@ -1,31 +1,43 @@
 /**
  * The dashboard's files on the local server: served at `/` and `/ui/*` under the API's admission rule
- * (loopback Host/Origin, then the token or the server's OS user), with headers that keep the page to itself.
+ * (loopback Host/Origin, then the token, the one-time link's cookie or the server's OS user), with headers
+ * that keep the page to itself. A platform without `/proc/net/tcp` (macOS, Windows) is simulated through
+ * the server's `readProcNet` seam: it reads every table as empty, as the real reader does there.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../lib/cli/index.js';
+import { LOCAL_TOKEN_FILE_ENV } from '../../lib/cli/local-token.js';
 import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { type RawReply, rawRequest } from '../helpers/raw-http.js';
+import { memoryIO } from '../unit/cli/helpers.js';
 
 let server: LocalServer;
 let root: string;
 /** When true, /proc/net/tcp is rewritten so every client socket belongs to another OS user. */
 let otherUser = false;
+/** When true, there is no /proc/net/tcp (the real reader then reads '' for each table). */
+let noProc = false;
+/** What the server printed (it runs verbose: one line per request). */
+const printed: string[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'txs-dash-'));
   const { startLocalServer } = await import('../../lib/local/server.js');
+  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.join(' ')));
   server = await startLocalServer({
     port: 0,
     dataDir: join(root, 'data'),
     inMemory: true,
     reconcileEveryMs: 0,
+    verbose: true,
     tokenFile: join(root, 'token'),
-    readProcNet: async () => {
-      const tables = await readProcNet();
+    readProcNet: async (family) => {
+      const tables = await readProcNet(family);
+      if (noProc) return tables.map(() => '');
       if (!otherUser) return tables;
       return tables.map((t) =>
         t
@@ -39,6 +51,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  vi.restoreAllMocks();
   await server?.close();
   rmSync(root, { recursive: true, force: true });
 });
@@ -92,5 +105,122 @@ describe('the local server’s dashboard', () => {
     expect((await get('/ui/main.ts', host())).status).toBe(404);
     expect((await get('/package.json', host())).status).toBe(404);
     expect((await get('/', host(), 'POST')).status).toBe(404);
+  });
+});
+
+describe('the local server’s one-time link (a browser where there is no /proc/net/tcp)', () => {
+  const replies: RawReply[] = [];
+  const call = async (path: string, headers: Record<string, string> = {}, method = 'GET') => {
+    const reply = await get(path, { ...host(), ...headers }, method);
+    replies.push(reply);
+    return reply;
+  };
+  const pathOf = (link: string) => {
+    const url = new URL(link);
+    expect(url.origin).toBe(server.url);
+    return `${url.pathname}${url.search}`;
+  };
+  let cookie = '';
+  const tokens: string[] = [];
+
+  it('refuses a browser without the cookie: it cannot prove its OS user', async () => {
+    noProc = true;
+    expect((await call('/')).status).toBe(401);
+    const api = await call('/v1/apps');
+    expect(api.status).toBe(401);
+    expect(api.body).toContain('one-time link');
+  });
+
+  it('exchanges the link for an HttpOnly SameSite=Strict cookie once, which then admits the page and the API', async () => {
+    noProc = true;
+    const link = pathOf(server.newDashboardLink());
+    tokens.push(new URL(link, server.url).searchParams.get('token') ?? '');
+    const first = await call(link);
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe('/');
+    const setCookie = first.headers['set-cookie']?.[0] ?? '';
+    expect(setCookie).toMatch(
+      new RegExp(`^txs_ui_${server.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
+    );
+    cookie = setCookie.split(';')[0] ?? '';
+    expect((await call('/', { cookie })).status).toBe(200);
+    expect((await call('/ui/app.js', { cookie })).status).toBe(200);
+    const apps = await call('/v1/apps', { cookie });
+    expect(apps.status).toBe(200);
+    expect(JSON.parse(apps.body)).toEqual({ apps: [] });
+  });
+
+  it('refuses a reused link, a wrong token and a wrong cookie with 401, and still wants the cookie', async () => {
+    noProc = true;
+    const reused = await call(`/?token=${tokens[0]}`);
+    expect(reused.status).toBe(401);
+    expect(reused.headers['set-cookie']).toBeUndefined();
+    expect(reused.body).toContain('txs ui');
+    expect((await call('/?token=wrong')).status).toBe(401);
+    expect((await call('/', { cookie: `txs_ui_${server.port}=forged` })).status).toBe(401);
+    expect((await call('/', { cookie: `txs_ui_${server.port + 1}=${cookie.split('=')[1]}` })).status).toBe(
+      401,
+    );
+    expect((await call('/v1/apps')).status).toBe(401);
+    expect((await call('/v1/apps', { cookie })).status).toBe(200);
+  });
+
+  it('keeps the Host and Origin checks: a foreign Host cannot spend the link, and the cookie does not pass them', async () => {
+    noProc = true;
+    const link = pathOf(server.newDashboardLink());
+    tokens.push(new URL(link, server.url).searchParams.get('token') ?? '');
+    expect((await call(link, { host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await call(link, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await call(link, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    // None of those used it up.
+    expect((await call(link)).status).toBe(303);
+    expect((await call('/v1/apps', { cookie, host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await call('/v1/apps', { cookie, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await call('/v1/apps', { cookie, 'sec-fetch-site': 'cross-site' }, 'POST')).status).toBe(403);
+  });
+
+  it('makes a new link for an admitted caller (txs ui), which replaces the unused one', async () => {
+    noProc = true;
+    expect((await call('/ui/link', {}, 'POST')).status).toBe(401);
+    const stale = pathOf(server.newDashboardLink());
+    // The one answer that carries a token: the new link, to the admitted caller that asked for it.
+    const made = await get('/ui/link', { ...host(), authorization: `Bearer ${server.token}` }, 'POST');
+    expect(made.status).toBe(201);
+    const fresh = pathOf((JSON.parse(made.body) as { url: string }).url);
+    tokens.push(
+      new URL(fresh, server.url).searchParams.get('token') ?? '',
+      new URL(stale, server.url).searchParams.get('token') ?? '',
+    );
+    expect((await call(stale)).status).toBe(401);
+    expect((await call(fresh)).status).toBe(303);
+  });
+
+  it('gives txs ui a new link for the local server: txs sends its token, no /proc needed', async () => {
+    noProc = true;
+    process.env[LOCAL_TOKEN_FILE_ENV] = join(root, 'token');
+    try {
+      const io = memoryIO({ env: { TXS_ENDPOINT: server.url } });
+      expect(await main(['ui'], io)).toBe(0);
+      const link = /Open once \(the link works one time\): (\S+)/.exec(io.out())?.[1] ?? '';
+      tokens.push(new URL(link).searchParams.get('token') ?? '');
+      expect((await call(pathOf(link))).status).toBe(303);
+    } finally {
+      delete process.env[LOCAL_TOKEN_FILE_ENV];
+    }
+  });
+
+  it('admits the same OS user on Linux without a link, as before', async () => {
+    noProc = false;
+    expect((await call('/')).status).toBe(200);
+  });
+
+  it('never puts a link’s token in another answer or in what the server prints', () => {
+    expect(tokens.filter((t) => t.length === 43)).toHaveLength(5);
+    for (const token of tokens) {
+      for (const reply of replies) expect(JSON.stringify(reply)).not.toContain(token);
+      for (const line of printed) expect(line).not.toContain(token);
+    }
+    expect(printed.some((line) => line.includes('/?token=… -> 303 (one-time link)'))).toBe(true);
+    expect(printed.some((line) => line.includes('/?token=… -> 403 (Forbidden)'))).toBe(true);
   });
 });

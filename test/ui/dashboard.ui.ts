@@ -1,10 +1,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/shared/env-names.js';
 import { startUiProxy } from '../../lib/cli/ui-proxy.js';
+import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { makeAppDef, makeAppHandle, makeRole } from '../../lib/specs/index.js';
+import { DynamoAppRecordStore } from '../../lib/store/index.js';
 
 /** Debian's Chromium, with no network of its own (no downloads, no updates, no sync). */
 const CHROMIUM_ARGS = [
@@ -27,6 +33,12 @@ let dataDir: string;
 let profileDir: string;
 let trainer: { scheduler: string; appId: string };
 let quick: { scheduler: string; appId: string };
+/** When true, the server finds no /proc/net/tcp (as on macOS and Windows): a browser cannot prove its user. */
+let noProc = false;
+
+async function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+}
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${server.url}${path}`, {
@@ -63,6 +75,8 @@ beforeAll(async () => {
     inMemory: true,
     reconcileEveryMs: 0,
     tokenFile: join(dataDir, 'token'),
+    // The server's own seam for the peer-uid lookup: with noProc, every table reads empty.
+    readProcNet: async (family) => (noProc ? [''] : readProcNet(family)),
   });
   quick = await api('POST', '/v1/apps', {
     scheduler: 'local_cwd',
@@ -109,6 +123,7 @@ describe('the dashboard in Chromium', () => {
     await eventually(() => page.locator('tr[data-handle]').count()).toBe(2);
     await eventually(() => page.locator('.counts').innerText()).toContain('RUNNING 1');
     expect(await page.locator('.counts').innerText()).toContain('SUCCEEDED 1');
+    expect(await page.locator('.counts').innerText()).toContain('2 apps in all');
     expect(await page.locator(`tr[data-handle$="${quick.appId}"]`).innerText()).toContain('SUCCEEDED');
   });
 
@@ -132,6 +147,49 @@ describe('the dashboard in Chromium', () => {
     expect(await page.locator('button:has-text("Older →")').isDisabled()).toBe(true);
     await page.click('text=← Newer');
     await eventually(() => page.locator('tr[data-handle]').innerText()).toContain('trainer');
+  });
+
+  it('counts every app on the server, not the page shown, and a click on a count filters by its state', async () => {
+    await page.goto(`${server.url}/#/?limit=1`);
+    await eventually(() => page.locator('tr[data-handle]').count()).toBe(1);
+    await eventually(() => page.locator('.counts').innerText()).toContain('2 apps in all');
+    expect(await page.locator('.counts').innerText()).toContain('RUNNING 1');
+    expect(await page.locator('.counts').innerText()).toContain('SUCCEEDED 1');
+    await page.click('.counts button:has-text("SUCCEEDED")');
+    await eventually(() => page.url()).toContain('state=SUCCEEDED');
+    await eventually(() => page.locator('tr[data-handle]').innerText()).toContain('quick');
+    // The counts still show every state (one can be picked), the chosen one pressed; a second click clears it.
+    await eventually(() => page.locator('.counts button[aria-pressed="true"]').innerText()).toContain(
+      'SUCCEEDED',
+    );
+    expect(await page.locator('.counts').innerText()).toContain('RUNNING 1');
+    await page.click('.counts button[aria-pressed="true"]');
+    await eventually(() => page.url()).not.toContain('state=');
+    // The session filter applies to the counts too.
+    await page.goto(`${server.url}/#/?session=nightly`);
+    await eventually(() => page.locator('.counts').innerText()).toContain('1 app matches the filters');
+    expect(await page.locator('.counts').innerText()).not.toContain('SUCCEEDED');
+  });
+
+  it('says when the server stopped counting at its cap: every number is a lower bound', async () => {
+    // The cap (10,000 records read) is tested against the real store; here the page gets a capped answer.
+    await page.route('**/v1/apps/counts?*', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ counts: { RUNNING: 6500, FAILED: 3500 }, counted: 10_000, complete: false }),
+      }),
+    );
+    try {
+      await page.goto(`${server.url}/#/?scheduler=local_cwd`);
+      await eventually(() => page.locator('.counts').innerText()).toContain('10,000+ apps');
+      const text = await page.locator('.counts').innerText();
+      expect(text).toContain('RUNNING 6,500+');
+      expect(text).toContain('FAILED 3,500+');
+      expect(text).toContain('lower bound');
+    } finally {
+      await page.unroute('**/v1/apps/counts?*');
+    }
   });
 
   it('shows an API error as the API words it', async () => {
@@ -238,13 +296,143 @@ describe('the dashboard in Chromium', () => {
       await eventually(() => page.url()).toBe(`http://127.0.0.1:${proxy.port}/`);
       await eventually(() => page.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
       const cookies = await page.context().cookies(`http://127.0.0.1:${proxy.port}/`);
-      expect(cookies.find((c) => c.name === 'txs_ui')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+      expect(cookies.find((c) => c.name === `txs_ui_${proxy.port}`)).toMatchObject({
+        httpOnly: true,
+        sameSite: 'Strict',
+      });
       // The page cannot read the session cookie, and the link does not work twice.
       expect(await page.evaluate('document.cookie')).toBe('');
       const again = await page.goto(proxy.url);
       expect(again?.status()).toBe(401);
     } finally {
       await proxy.close();
+    }
+  });
+
+  it('explains why a pending app waits, in plain words and with what to check (Batch’s statusReason)', async () => {
+    // A Batch job stuck in RUNNABLE, as its state-change event records it: through the real store, in the
+    // server's own table (dynalite), owned by this OS user.
+    const reason =
+      'MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT - The job resource requirement (vCPU/memory/GPU) is higher ' +
+      'than that can be met by the CE(s) attached to the job queue.';
+    const client = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: process.env[ENV.dynamoDbEndpoint] ?? '',
+        region: process.env.AWS_REGION ?? 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+      { marshallOptions: { removeUndefinedValues: true } },
+    );
+    const { LOCAL_TABLE_NAME } = await import('../../lib/local/server.js');
+    const store = new DynamoAppRecordStore({ tableName: LOCAL_TABLE_NAME, documentClient: client });
+    const appId = 'gpu-queue:big-trainer-x7q2';
+    const handle = makeAppHandle('aws_batch', 'torchx', appId);
+    const role = makeRole({
+      name: 'trainer',
+      image: 'pytorch/pytorch:2.5',
+      entrypoint: 'python',
+      args: ['train.py'],
+    });
+    await store.create({
+      handle,
+      scheduler: 'aws_batch',
+      session: 'torchx',
+      appId,
+      nativeName: 'big-trainer-x7q2',
+      owner: userInfo().username,
+      name: 'big-trainer',
+      app: makeAppDef({ name: 'big-trainer', roles: [role] }),
+      cfg: { queue: 'gpu-queue' },
+      state: 'SUBMITTED',
+      createdAt: Date.now(),
+    });
+    await store.transition(handle, {
+      state: 'PENDING',
+      attempt: 0,
+      eventTime: Date.now(),
+      source: 'event',
+      reason,
+    });
+    client.destroy();
+
+    await page.goto(`${server.url}/#/app/aws_batch/${encodeURIComponent(appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('PENDING');
+    const hint = await page.locator('.hint').innerText();
+    expect(hint).toContain('Waiting to run.');
+    expect(hint).toContain(
+      'No compute environment of the queue has instances big enough for this job’s resources.',
+    );
+    expect(hint).toContain(
+      'What to check: Compare the role’s cpu, memory and gpu with the compute environment’s',
+    );
+    expect(hint).toContain(`Scheduler’s words: ${reason}`);
+    // A running app has no hint.
+    await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(quick.appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
+    expect(await page.locator('.hint').count()).toBe(0);
+  });
+
+  it('deletes an app after a confirmation, and keeps it when the confirmation is cancelled', async () => {
+    const sleeper = await api<{ scheduler: string; appId: string }>('POST', '/v1/apps', {
+      scheduler: 'local_cwd',
+      app: appDef('sleeper', 'import time\nwhile True:\n    time.sleep(1)'),
+    });
+    await waitForState(sleeper, ['RUNNING']);
+    const appPath = `/v1/apps/local_cwd/${encodeURIComponent(sleeper.appId)}`;
+    await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(sleeper.appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('RUNNING');
+    await page.click('button:has-text("Delete…")');
+    await eventually(() => page.locator('dialog[open]').innerText()).toContain('Delete this app?');
+    await page.click('dialog button:has-text("Keep it")');
+    await eventually(() => page.locator('dialog').count()).toBe(0);
+    // Kept: nothing was asked of the scheduler.
+    const kept = await api<{ status: { state: string }; cancelRequestedAt?: string }>('GET', appPath);
+    expect(kept.status.state).toBe('RUNNING');
+    expect(kept.cancelRequestedAt).toBeUndefined();
+    expect(await page.locator('h1').innerText()).toContain('RUNNING');
+
+    await page.click('button:has-text("Delete…")');
+    await page.click('dialog button:has-text("Delete app")');
+    await eventually(() => page.locator('[role="status"]').innerText()).toContain(
+      'Deleted from the scheduler.',
+    );
+    // Deleting a live app cancels it on the scheduler; its record (and history) stays, as the API documents.
+    await eventually(() => page.locator('h1').innerText()).toContain('CANCELLED');
+    const gone = await api<{ status: { state: string }; cancelRequestedAt?: string }>('GET', appPath);
+    expect(gone.cancelRequestedAt).toEqual(expect.any(String));
+  });
+
+  it('lets a browser in by the one-time link where the server cannot read its OS user (macOS, Windows)', async () => {
+    await page.goto('about:blank');
+    noProc = true;
+    // A browser of its own: new connections, no cookies.
+    const other = await launchChromium();
+    try {
+      const context = await other.newContext();
+      await context.route(
+        (url) => url.hostname !== '127.0.0.1',
+        (route) => route.abort(),
+      );
+      const tab = await context.newPage();
+      expect((await tab.goto(`${server.url}/`))?.status()).toBe(401);
+      const link = server.newDashboardLink();
+      await tab.goto(link);
+      await eventually(() => tab.url()).toBe(`${server.url}/`);
+      await eventually(() => tab.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
+      const cookies = await context.cookies(`${server.url}/`);
+      expect(cookies.find((c) => c.name === `txs_ui_${server.port}`)).toMatchObject({
+        httpOnly: true,
+        sameSite: 'Strict',
+      });
+      expect(await tab.evaluate('document.cookie')).toBe('');
+      // The link works once.
+      expect((await tab.goto(link))?.status()).toBe(401);
+      expect(await tab.locator('body').innerText()).not.toContain(
+        new URL(link).searchParams.get('token') ?? '?',
+      );
+    } finally {
+      noProc = false;
+      await other.close();
     }
   });
 });

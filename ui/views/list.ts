@@ -1,5 +1,5 @@
 /** The apps list: counts per state, filters kept in the URL, server-side pagination, live updates. */
-import type { AppSummary } from '../../lib/specs/api.js';
+import type { AppCountsResponse, AppSummary } from '../../lib/specs/api.js';
 import { api, errorBox } from '../api.js';
 import { badge, h, replace, time } from '../dom.js';
 import { Poller } from '../poll.js';
@@ -16,6 +16,12 @@ const STATES = [
   'UNKNOWN',
 ];
 const FILTERS = ['state', 'scheduler', 'session', 'since', 'owner'] as const;
+/** The filters the counts share with the list (the counts span every state, so one can be picked). */
+const COUNT_FILTERS = ['scheduler', 'session', 'since', 'owner'] as const;
+/** Counts are asked again after a change of the list, at most this often (ms)… */
+const COUNTS_AFTER_CHANGE_MS = 5_000;
+/** …and at least this often (ms) while the page is shown. */
+const COUNTS_AT_LEAST_MS = 60_000;
 
 /** Renders the list into `root`; returns the clean-up. */
 export function listView(root: HTMLElement, route: Route): () => void {
@@ -103,21 +109,60 @@ export function listView(root: HTMLElement, route: Route): () => void {
     h('nav', { class: 'pager row', 'aria-label': 'pages' }, prev, pageLabel, next),
   );
 
-  const render = (apps: AppSummary[]) => {
-    const byState = new Map<string, number>();
-    for (const a of apps) byState.set(a.state, (byState.get(a.state) ?? 0) + 1);
+  const renderCounts = (result: AppCountsResponse) => {
+    const selected = query.get('state')?.toUpperCase();
+    // Past the server's cap every number is a lower bound: "10,000+".
+    const shown = (n: number) => `${n.toLocaleString('en-US')}${result.complete ? '' : '+'}`;
+    const countOf = (state: string) => result.counts[state as keyof AppCountsResponse['counts']];
     replace(
       counts,
-      ...STATES.filter((s) => byState.has(s)).map((s) =>
+      ...STATES.filter((s) => countOf(s) !== undefined).map((s) =>
         h(
           'button',
-          { type: 'button', class: 'count', title: `show only ${s}`, onclick: () => setFilter('state', s) },
+          {
+            type: 'button',
+            class: 'count',
+            title: selected === s ? 'show every state' : `show only ${s}`,
+            'aria-pressed': selected === s ? 'true' : 'false',
+            onclick: () => setFilter('state', selected === s ? '' : s),
+          },
           badge(s),
-          ` ${byState.get(s)}`,
+          ` ${shown(countOf(s) ?? 0)}`,
         ),
       ),
-      h('span', { class: 'muted' }, apps.length === 0 ? '' : ` on this page (${apps.length} apps)`),
+      h(
+        'span',
+        { class: 'muted', 'data-counted': result.counted, 'data-complete': String(result.complete) },
+        ` ${shown(result.counted)} ${result.counted === 1 ? 'app' : 'apps'}`,
+        COUNT_FILTERS.some((f) => query.has(f))
+          ? ` ${result.counted === 1 ? 'matches' : 'match'} the filters`
+          : ' in all',
+        !result.complete && ': the server stopped counting at its cap, so each number is a lower bound',
+      ),
     );
+  };
+  let countsAt = Number.NEGATIVE_INFINITY;
+  let countsStale = true;
+  const loadCounts = async () => {
+    const now = Date.now();
+    const due = countsStale ? now - countsAt >= COUNTS_AFTER_CHANGE_MS : now - countsAt >= COUNTS_AT_LEAST_MS;
+    if (!due) return;
+    countsAt = now;
+    countsStale = false;
+    const q = new URLSearchParams();
+    for (const f of COUNT_FILTERS) {
+      const v = query.get(f);
+      if (v) q.set(f, v);
+    }
+    try {
+      renderCounts(await api.counts(q));
+    } catch (error) {
+      // The list shows the same filters' error; an older API without the route says so here.
+      replace(counts, h('span', { class: 'muted' }, `Counts: ${(error as Error).message}`));
+    }
+  };
+
+  const render = (apps: AppSummary[]) => {
     replace(
       body,
       ...(apps.length === 0
@@ -162,6 +207,8 @@ export function listView(root: HTMLElement, route: Route): () => void {
       const changed = key !== last;
       last = key;
       if (changed) render(result.apps);
+      countsStale ||= changed;
+      await loadCounts();
       return changed;
     } catch (error) {
       replace(status, errorBox(error));

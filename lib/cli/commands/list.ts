@@ -5,8 +5,8 @@
  */
 import { type Command, InvalidArgumentError } from 'commander';
 import { APP_STATES, type AppState, isAppState } from '../../specs/index.js';
-import type { AppSummary } from '../api-types.js';
-import { formatAppList } from '../format.js';
+import type { AppCountsQuery, AppSummary } from '../api-types.js';
+import { formatAppCounts, formatAppList } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 import { parseTimeArg } from '../time.js';
 
@@ -17,6 +17,7 @@ interface ListOptions extends CommonOptions {
   since?: string;
   limit: number;
   owner?: string;
+  counts?: boolean;
 }
 
 function positiveInt(value: string): number {
@@ -48,7 +49,8 @@ export function registerList(program: Command, invocation: Invocation): void {
       .option('--session <name>', 'only apps of this session')
       .option('--since <time>', 'only apps created since: ISO-8601, epoch ms, or a duration ago (1d)')
       .option('--limit <n>', 'show at most this many apps', positiveInt, 50)
-      .option('--owner <owner>', "deployment admins: 'all' for every owner's apps, or one owner's"),
+      .option('--owner <owner>', "deployment admins: 'all' for every owner's apps, or one owner's")
+      .option('--counts', 'how many apps are in each state, counted by the server, instead of the apps'),
   ).action(async (options: ListOptions) => {
     await listCommand(invocation, options);
   });
@@ -58,15 +60,30 @@ async function listCommand(invocation: Invocation, options: ListOptions): Promis
   const client = await invocation.client(options);
   const since =
     options.since === undefined ? undefined : parseTimeArg(options.since, '--since', invocation.io.now());
+  const filters: AppCountsQuery = {
+    ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+    ...(options.session === undefined ? {} : { session: options.session }),
+    ...(since === undefined ? {} : { since }),
+    ...(options.owner === undefined ? {} : { owner: options.owner }),
+  };
+  if (options.counts) {
+    const result = await client.countApps(filters);
+    if (options.json) {
+      invocation.json(result);
+      return;
+    }
+    invocation.out(formatAppCounts(result, options.state));
+    if (!result.complete) {
+      invocation.err('(the server stopped counting at its cap: each count is a lower bound)');
+    }
+    return;
+  }
   const apps: AppSummary[] = [];
   let nextToken: string | undefined;
   do {
     const page = await client.listApps({
-      ...(options.scheduler === undefined ? {} : { scheduler: options.scheduler }),
+      ...filters,
       ...(options.state === undefined ? {} : { states: options.state }),
-      ...(options.session === undefined ? {} : { session: options.session }),
-      ...(since === undefined ? {} : { since }),
-      ...(options.owner === undefined ? {} : { owner: options.owner }),
       limit: Math.min(100, options.limit - apps.length),
       ...(nextToken === undefined ? {} : { nextToken }),
     });

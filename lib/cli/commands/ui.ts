@@ -18,7 +18,12 @@ export function registerUi(program: Command, invocation: Invocation): void {
   ).action(async (options: CommonOptions & { port: string }) => {
     const settings = resolveEndpoint(options, await invocation.config(), invocation.io);
     if (!settings.sign) {
-      invocation.out(`The local server serves the dashboard itself: open ${settings.url}/`);
+      // The local server serves the page itself; a new one-time link lets in a browser it cannot otherwise
+      // tell is yours (macOS, Windows).
+      const link = await (await invocation.client(options)).dashboardLink();
+      invocation.out(
+        `The local server serves the dashboard itself.\nOpen once (the link works one time): ${link}`,
+      );
       return;
     }
     const { createSigV4Signer } = await import('../sigv4.js');
