@@ -1,6 +1,7 @@
 /**
  * List scaling: `GET /v1/apps` page latency (the deployed handler, in-process, against dynalite) for one
- * owner holding 1k, 10k and 100k records. Records are seeded with BatchWriteItem in the store's own item
+ * owner holding 1k, 10k and 100k records, and `GET /v1/apps/counts` (every record read up to its cap of
+ * 10,000). Records are seeded with BatchWriteItem in the store's own item
  * format (1% RUNNING, the rest finished), each size under its own owner in one table. Measured: the first
  * page (50 newest), the page after 10 pages (nextToken), and a filtered page (state=RUNNING), after one
  * untimed warm-up of each size, in alternating rounds (size after size) so no size pays the warm-up.
@@ -8,6 +9,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { AppRecord } from '../lib/specs/index.js';
 import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
+import { appItem } from '../lib/store/app-items.js';
 import type { FunctionsEnvironment } from '../test/reliability/helpers/environment.js';
 import { invoke } from '../test/reliability/helpers/lambda.js';
 import { median, msSince, progress, quantile, round } from './lib/stats.js';
@@ -24,9 +26,12 @@ export interface ListRow {
   filteredP50Ms: number;
   /** Records the filtered page returned (the filter is applied after the key condition). */
   filteredReturned: number;
+  /** `GET /v1/apps/counts`, median. */
+  countsP50Ms: number;
+  /** What it counted, and whether it read every record (false past its cap). */
+  counted: number;
+  countsComplete: boolean;
 }
-
-type ItemMaker = { appItem(record: AppRecord, version: number): Record<string, unknown> };
 
 async function timed(n: number, fn: () => Promise<void>): Promise<number[]> {
   const out: number[] = [];
@@ -56,8 +61,8 @@ export async function listScaling(
     state: 'SUBMITTED',
     createdAt: Date.now(),
   });
-  // The store's private item builder: seeded items are exactly what `create` would write.
-  const maker = store as unknown as ItemMaker;
+  // The store's own item builder: seeded items are exactly what `create` would write (90 days' retention).
+  const retentionSeconds = 90 * 86_400;
   const rows: ListRow[] = [];
   // Recent enough that no finished record is past its retention (expired records are filtered out).
   const base = Date.now() - 86_400_000;
@@ -81,7 +86,7 @@ export async function listScaling(
         lastEventTime: createdAt + 50,
       };
       if (batches.length === 0 || (batches[batches.length - 1]?.length ?? 0) >= 25) batches.push([]);
-      batches[batches.length - 1]?.push(maker.appItem(record, 1));
+      batches[batches.length - 1]?.push(appItem(record, 1, retentionSeconds));
     }
     let written = 0;
     let next = 0;
@@ -105,8 +110,12 @@ export async function listScaling(
   const call = (size: number, query: Record<string, string> = {}) =>
     invoke(env.api.List, { method: 'GET', resource: '/v1/apps', user: ownerOf(size), query });
   const samples = new Map(
-    sizes.map((size) => [size, { first: [] as number[], tenth: [] as number[], filtered: [] as number[] }]),
+    sizes.map((size) => [
+      size,
+      { first: [] as number[], tenth: [] as number[], filtered: [] as number[], counts: [] as number[] },
+    ]),
   );
+  const counted = new Map<number, { counted: number; complete: boolean }>();
   const tokens = new Map<number, string>();
   const filteredReturned = new Map<number, number>();
   for (const size of sizes) {
@@ -119,7 +128,12 @@ export async function listScaling(
   progress('list scaling: measuring (alternating sizes)');
   for (let r = 0; r < 10; r++) {
     for (const size of sizes) {
-      const s = samples.get(size) as { first: number[]; tenth: number[]; filtered: number[] };
+      const s = samples.get(size) as {
+        first: number[];
+        tenth: number[];
+        filtered: number[];
+        counts: number[];
+      };
       s.first.push(
         ...(await timed(3, async () => {
           const reply = await call(size);
@@ -137,10 +151,20 @@ export async function listScaling(
           );
         })),
       );
+      s.counts.push(
+        ...(await timed(1, async () => {
+          const reply = await invoke(env.api.Counts, {
+            method: 'GET',
+            resource: '/v1/apps/counts',
+            user: ownerOf(size),
+          });
+          counted.set(size, reply.body as { counted: number; complete: boolean });
+        })),
+      );
     }
   }
   for (const size of sizes) {
-    const s = samples.get(size) as { first: number[]; tenth: number[]; filtered: number[] };
+    const s = samples.get(size) as { first: number[]; tenth: number[]; filtered: number[]; counts: number[] };
     rows.push({
       records: size,
       firstPageP50Ms: round(median(s.first)),
@@ -148,6 +172,9 @@ export async function listScaling(
       tenthPageP50Ms: round(median(s.tenth)),
       filteredP50Ms: round(median(s.filtered)),
       filteredReturned: filteredReturned.get(size) ?? 0,
+      countsP50Ms: round(median(s.counts)),
+      counted: counted.get(size)?.counted ?? 0,
+      countsComplete: counted.get(size)?.complete ?? false,
     });
   }
   return rows;

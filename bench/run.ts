@@ -226,6 +226,8 @@ if (inProcess) {
             '11th page p50 ms',
             'state=RUNNING p50 ms',
             'RUNNING returned',
+            'counts p50 ms',
+            'counted',
           ],
           rows.map((r) => [
             r.records,
@@ -234,6 +236,8 @@ if (inProcess) {
             r.tenthPageP50Ms,
             r.filteredP50Ms,
             r.filteredReturned,
+            r.countsP50Ms,
+            `${r.counted}${r.countsComplete ? '' : '+'}`,
           ]),
         ),
       );

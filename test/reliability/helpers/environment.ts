@@ -18,6 +18,7 @@ const API_MODULES = {
   Dryrun: () => import('../../../functions/api/dryrun.js'),
   Run: () => import('../../../functions/api/run.js'),
   List: () => import('../../../functions/api/list.js'),
+  Counts: () => import('../../../functions/api/counts.js'),
   Status: () => import('../../../functions/api/status.js'),
   Delete: () => import('../../../functions/api/delete.js'),
   Cancel: () => import('../../../functions/api/cancel.js'),
