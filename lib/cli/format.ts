@@ -5,7 +5,8 @@
  * @module
  */
 import type { ComponentDescription } from '../components/index.js';
-import { AppStatus, pythonRepr } from '../specs/index.js';
+import { pythonRepr } from '../specs/run-opts.js';
+import { AppStatus } from '../specs/status.js';
 import type { AppResponse, AppSummary, DryRunResponse, SchedulerInfo } from './api-types.js';
 import { runOptsFromDescriptions } from './cfg.js';
 import { escapeStrict, TERMINAL_CONTROLS } from './terminal-text.js';
