@@ -3,6 +3,8 @@
  * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
+ * Every invocation is a sampled X-Ray trace (`_X_AMZN_TRACE_ID` with `Sampled=1`, a loopback UDP daemon), as
+ * with the stack's active tracing, so the figures include what tracing the SDK calls costs.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,7 @@ import { apiEvent } from '../test/reliability/helpers/lambda.js';
 import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
 import { median, msSince, progress, round } from './lib/stats.js';
+import { startXrayDaemonStub } from './lib/xray-daemon-stub.js';
 
 /** Targets of issue 7. */
 export const COLD_INIT_TARGET_MS = 40;
@@ -183,6 +186,8 @@ export interface ColdInitResult {
   top: { input: string; kb: number }[];
   /** The AWS requests the first invocation sent (`service.action` → count), all answered successfully. */
   firstCalls: Record<string, number>;
+  /** The X-Ray documents the first invocation sent to the daemon (subsegments: `name operation` → count). */
+  firstTraces: Record<string, number>;
 }
 
 /** A variant of the build or the runtime flags, measured like the stack's bundles. */
@@ -217,6 +222,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     });
   }
   const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
+  const daemon = await startXrayDaemonStub();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
@@ -232,6 +238,9 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     TXS_TABLE_NAME: 'txs-apps',
     TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
+    // A sampled invocation of a function with active tracing, as Lambda sets it.
+    _X_AMZN_TRACE_ID: 'Root=1-6744a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1',
+    AWS_XRAY_DAEMON_ADDRESS: daemon.address,
   };
   const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
@@ -243,9 +252,11 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
   // One warm-up of each so the file cache is hot (its first invocation must succeed: the stub answers every
   // request, so a failure here is a broken probe, not a figure), then alternating measured rounds.
   const firstCalls: Record<string, Record<string, number>> = {};
+  const firstTraces: Record<string, Record<string, number>> = {};
   for (const b of bundles) {
     await timeProcess([...flags, probe, b.file, 'import'], env);
     stub.calls.clear();
+    daemon.documents.length = 0;
     const sample = await timeProcess(
       [...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))],
       env,
@@ -254,6 +265,15 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
       throw new Error(`cold init: ${b.name}'s first invocation answered ${sample.status}: ${sample.body}`);
     }
     firstCalls[b.name] = Object.fromEntries(stub.calls);
+    // Datagrams sent just before the process exited may still be on their way over loopback.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const traces: Record<string, number> = {};
+    for (const document of daemon.documents) {
+      const aws = document.aws as { operation?: string } | undefined;
+      const key = `${String(document.name)}${aws?.operation === undefined ? '' : ` ${aws.operation}`}`;
+      traces[key] = (traces[key] ?? 0) + 1;
+    }
+    firstTraces[b.name] = traces;
   }
   for (let round = 0; round < runs; round++) {
     progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
@@ -279,6 +299,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     }
   }
   await stub.close();
+  await daemon.close();
   const bareNodeMs = median(bare.map((x) => x.wallMs));
   const bareNodeCpuMs = median(bare.map((x) => x.cpuMs));
   return {
@@ -315,6 +336,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
         inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
         top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
         firstCalls: firstCalls[b.name] ?? {},
+        firstTraces: firstTraces[b.name] ?? {},
       };
     }),
   };

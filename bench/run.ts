@@ -99,6 +99,7 @@ if (wanted('cold')) {
         'in-process import',
         'in-process first call',
         'AWS requests of the first call (all answered 2xx)',
+        'X-Ray subsegments sent',
       ],
       report.bundles.map((b) => [
         b.name,
@@ -111,6 +112,7 @@ if (wanted('cold')) {
         Object.entries(b.firstCalls)
           .map(([k, v]) => `${k.replace(/^DynamoDB_\d+\.|^Logs_\d+\./, '')}×${v}`)
           .join(' ') || '—',
+        Object.values(b.firstTraces).reduce((sum, n) => sum + n, 0),
       ]),
     ),
   );
