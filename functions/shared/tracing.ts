@@ -108,7 +108,7 @@ export function traceSdkCalls<T extends TraceableClient>(client: T): T {
     const record = async (metadata: CallMetadata | undefined, error?: unknown) => {
       try {
         const endTime = Date.now() / 1000;
-        sendToDaemon(daemon, {
+        await sendToDaemon(daemon, {
           type: 'subsegment',
           id: randomBytes(8).toString('hex'),
           trace_id: parent.traceId,

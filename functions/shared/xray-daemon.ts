@@ -5,6 +5,7 @@
  * to the daemon as one UDP datagram: the header line `{"format":"json","version":1}`, then the document's JSON.
  */
 import { createSocket, type Socket } from 'node:dgram';
+import { isIP } from 'node:net';
 
 /** The trace and the segment an invocation's subsegments belong to. */
 export interface TraceParent {
@@ -81,14 +82,19 @@ function socketFor(host: string): Socket {
 }
 
 /**
- * Sends one segment document to the daemon. Fire and forget: a failure (no daemon, bad address, a document
- * that cannot be serialized) is dropped, never thrown, so tracing can never fail the call it records.
+ * Sends one segment document to the daemon. It resolves once the datagram is handed to the system (so a
+ * subsegment is out before the invocation ends and Lambda freezes the process), at once for a daemon named
+ * by a host name (no DNS wait on the call's path). It never rejects: a failure (no daemon, bad address, a
+ * document that cannot be serialized) is dropped, so tracing can never fail the call it records.
  */
-export function sendToDaemon(address: DaemonAddress, document: object): void {
-  try {
-    const datagram = Buffer.from(DAEMON_HEADER + JSON.stringify(document));
-    socketFor(address.host).send(datagram, address.port, address.host, () => undefined);
-  } catch {
-    // Tracing is best effort.
-  }
+export function sendToDaemon(address: DaemonAddress, document: object): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      const datagram = Buffer.from(DAEMON_HEADER + JSON.stringify(document));
+      socketFor(address.host).send(datagram, address.port, address.host, () => resolve());
+      if (isIP(address.host) === 0) resolve();
+    } catch {
+      resolve();
+    }
+  });
 }

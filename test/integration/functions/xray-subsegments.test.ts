@@ -4,10 +4,13 @@
  * container's store; Batch, SageMaker, CloudWatch Logs and EventBridge calls go to a loopback HTTP endpoint
  * (`AWS_ENDPOINT_URL`) that answers as the service would.
  */
+import { execFile } from 'node:child_process';
 import { createSocket, type Socket } from 'node:dgram';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { BatchClient, ListJobsCommand } from '@aws-sdk/client-batch';
 import { type CloudWatchLogsClient, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeTrainingJobCommand, type SageMakerClient } from '@aws-sdk/client-sagemaker';
@@ -265,6 +268,22 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
     const [first] = await daemon.received(1, since);
     expect(first?.aws.operation).toBe('Query');
     expect(daemon.documents.slice(since).map((d) => d.aws.operation)).toEqual(['Query']);
+  });
+
+  it('has sent the subsegment when the call returns, so a process frozen or ended right after loses none', async () => {
+    // A process that makes one call and exits at once, as a Lambda sandbox may be frozen after its last call.
+    const script = `
+      import { BatchClient, ListJobsCommand } from '@aws-sdk/client-batch';
+      import { traceSdkCalls } from './functions/shared/tracing.ts';
+      await traceSdkCalls(new BatchClient({ maxAttempts: 1 })).send(new ListJobsCommand({ jobQueue: 'last' }));
+      process.exit(0);`;
+    const since = daemon.documents.length;
+    await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+      env: { ...process.env },
+    });
+    const [subsegment] = await daemon.received(1, since);
+    expect(subsegment?.aws).toMatchObject({ operation: 'ListJobs', job_queue: 'last' });
   });
 
   it('never fails a call when the daemon cannot be reached', async () => {
