@@ -3,6 +3,8 @@
  * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
+ * Every invocation is a sampled X-Ray trace (`_X_AMZN_TRACE_ID` with `Sampled=1`, a loopback UDP daemon), as
+ * with the stack's active tracing, so the figures include what tracing the SDK calls costs.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,11 @@ import { apiEvent } from '../test/reliability/helpers/lambda.js';
 import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
 import { median, msSince, progress, round } from './lib/stats.js';
+import { startXrayDaemonStub } from './lib/xray-daemon-stub.js';
+
+/** The trace header of a sampled invocation (the `not sampled` variant sends `Sampled=0`). */
+export const SAMPLED_TRACE_HEADER =
+  'Root=1-6744a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1';
 
 /** Targets of issue 7. */
 export const COLD_INIT_TARGET_MS = 40;
@@ -34,7 +41,7 @@ const APP = { scheduler: 'aws_batch', appId: `ml-gpu-queue:${JOB_NAME}` };
 
 /** The record the stub answers `GetItem` and `Query` with (owned by the probe's caller; the state-change
  * fixture moves it to RUNNING). */
-function stubRecord(): AppRecord {
+export function stubRecord(): AppRecord {
   const createdAt = Date.now() - 60_000;
   return {
     handle: makeAppHandle('aws_batch', 'torchx', APP.appId),
@@ -58,7 +65,7 @@ function stubRecord(): AppRecord {
 }
 
 /** The first event each function gets in the probe. */
-function firstEvent(name: string): unknown {
+export function firstEvent(name: string): unknown {
   switch (name) {
     case 'Schedulers':
       return apiEvent({ method: 'GET', resource: '/v1/schedulers' });
@@ -124,7 +131,8 @@ function firstEvent(name: string): unknown {
   }
 }
 
-interface ProcessSample {
+/** One measured process. */
+export interface ProcessSample {
   /** Wall time of the whole process (ms). */
   wallMs: number;
   /** CPU time (user + system) of the process when it exits (ms). */
@@ -137,12 +145,14 @@ interface ProcessSample {
   body?: string;
 }
 
-const BARE = [
+/** `node` arguments of the bare process every figure is measured against. */
+export const BARE = [
   '-e',
   'const c = process.cpuUsage(); process.stderr.write(JSON.stringify({cpuMs: (c.user + c.system) / 1000}))',
 ];
 
-function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSample> {
+/** Runs `node <args>` and returns its wall time and what the probe reported (CPU time, in-process times). */
+export function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSample> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -185,6 +195,8 @@ export interface ColdInitResult {
   top: { input: string; kb: number }[];
   /** The AWS requests the first invocation sent (`service.action` → count), all answered successfully. */
   firstCalls: Record<string, number>;
+  /** The X-Ray documents the first invocation sent to the daemon (subsegments: `name operation` → count). */
+  firstTraces: Record<string, number>;
 }
 
 /** A variant of the build or the runtime flags, measured like the stack's bundles. */
@@ -194,6 +206,8 @@ export interface ColdInitVariant {
   build?: BuildOptions;
   /** Node flags instead of the stack's (none). */
   flags?: string[];
+  /** Environment variables over the probe's (e.g. an unsampled trace header). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Cold-init figures of all bundles. */
@@ -203,7 +217,36 @@ export interface ColdInitReport {
   runs: number;
   bundles: ColdInitResult[];
   /** Per variant: bundle name → median "import + first call" over bare node (ms), and size (KB). */
-  variants: { name: string; bundles: Record<string, { kb: number; initMs: number; importMs: number }> }[];
+  variants: {
+    name: string;
+    bundles: Record<string, { kb: number; initMs: number; initCpuMs: number; importMs: number }>;
+  }[];
+}
+
+/**
+ * The environment of a probe: Lambda's (region, the role's credentials, a sampled trace header and the X-Ray
+ * daemon's address) with every AWS endpoint at `awsUrl` and the daemon at `daemonAddress`.
+ */
+export function probeEnv(awsUrl: string, daemonAddress: string): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'bench',
+    AWS_SECRET_ACCESS_KEY: 'bench',
+    AWS_SESSION_TOKEN: 'bench',
+    AWS_ENDPOINT_URL: awsUrl,
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+    TXS_TABLE_NAME: 'txs-apps',
+    TXS_EVENT_BUS_NAME: 'txs-bench-bus',
+    TXS_BATCH_QUEUES: 'ml-gpu-queue',
+    // A sampled invocation of a function with active tracing, as Lambda sets it.
+    _X_AMZN_TRACE_ID: SAMPLED_TRACE_HEADER,
+    AWS_XRAY_DAEMON_ADDRESS: daemonAddress,
+  };
 }
 
 /** Builds the bundles and measures them. */
@@ -215,39 +258,33 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
   for (const [i, variant] of variants.entries()) {
     variantBundles.push({
       variant,
-      bundles: await buildBundles(join(outDir, `variant-${i}`), variant.build ?? {}),
+      // A variant of the runtime only (flags, environment) runs the stack's bundles.
+      bundles:
+        variant.build === undefined
+          ? bundles
+          : await buildBundles(join(outDir, `variant-${i}`), variant.build),
     });
   }
   const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    AWS_REGION: 'us-east-1',
-    AWS_ACCESS_KEY_ID: 'bench',
-    AWS_SECRET_ACCESS_KEY: 'bench',
-    AWS_SESSION_TOKEN: 'bench',
-    AWS_ENDPOINT_URL: stub.url,
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    AWS_LAMBDA_FUNCTION_NAME: 'bench',
-    POWERTOOLS_LOG_LEVEL: 'SILENT',
-    TXS_TABLE_NAME: 'txs-apps',
-    TXS_EVENT_BUS_NAME: 'txs-bench-bus',
-    TXS_BATCH_QUEUES: 'ml-gpu-queue',
-  };
+  const daemon = await startXrayDaemonStub();
+  const env = probeEnv(stub.url, daemon.address);
   const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
   const bare: ProcessSample[] = [];
   const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
     bundles.map((b) => [b.name, { import: [], invoke: [] }]),
   );
-  const variantSamples = variantBundles.map(() => new Map<string, { import: number[]; invoke: number[] }>());
+  const variantSamples = variantBundles.map(
+    () => new Map<string, { import: number[]; invoke: ProcessSample[] }>(),
+  );
   // One warm-up of each so the file cache is hot (its first invocation must succeed: the stub answers every
   // request, so a failure here is a broken probe, not a figure), then alternating measured rounds.
   const firstCalls: Record<string, Record<string, number>> = {};
+  const firstTraces: Record<string, Record<string, number>> = {};
   for (const b of bundles) {
     await timeProcess([...flags, probe, b.file, 'import'], env);
     stub.calls.clear();
+    daemon.documents.length = 0;
     const sample = await timeProcess(
       [...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))],
       env,
@@ -256,6 +293,15 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
       throw new Error(`cold init: ${b.name}'s first invocation answered ${sample.status}: ${sample.body}`);
     }
     firstCalls[b.name] = Object.fromEntries(stub.calls);
+    // Datagrams sent just before the process exited may still be on their way over loopback.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const traces: Record<string, number> = {};
+    for (const document of daemon.documents) {
+      const aws = document.aws as { operation?: string } | undefined;
+      const key = `${String(document.name)}${aws?.operation === undefined ? '' : ` ${aws.operation}`}`;
+      traces[key] = (traces[key] ?? 0) + 1;
+    }
+    firstTraces[b.name] = traces;
   }
   for (let round = 0; round < runs; round++) {
     progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
@@ -269,18 +315,19 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
       for (const [v, { variant, bundles: vb }] of variantBundles.entries()) {
         const file = vb.find((x) => x.name === b.name)?.file ?? b.file;
         const vflags = variant.flags ?? flags;
-        const map = variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>;
+        const venv = { ...env, ...variant.env };
+        const map = variantSamples[v] as Map<string, { import: number[]; invoke: ProcessSample[] }>;
         const vs = map.get(b.name) ?? { import: [], invoke: [] };
         map.set(b.name, vs);
-        vs.import.push((await timeProcess([...vflags, probe, file, 'import'], env)).wallMs);
+        vs.import.push((await timeProcess([...vflags, probe, file, 'import'], venv)).wallMs);
         vs.invoke.push(
-          (await timeProcess([...vflags, probe, file, 'invoke', JSON.stringify(firstEvent(b.name))], env))
-            .wallMs,
+          await timeProcess([...vflags, probe, file, 'invoke', JSON.stringify(firstEvent(b.name))], venv),
         );
       }
     }
   }
   await stub.close();
+  await daemon.close();
   const bareNodeMs = median(bare.map((x) => x.wallMs));
   const bareNodeCpuMs = median(bare.map((x) => x.cpuMs));
   return {
@@ -291,13 +338,16 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
       name: variant.name,
       bundles: Object.fromEntries(
         vb.map((b) => {
-          const vs = (variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>).get(b.name);
+          const vs = (variantSamples[v] as Map<string, { import: number[]; invoke: ProcessSample[] }>).get(
+            b.name,
+          );
           return [
             b.name,
             {
               kb: round(b.bytes / 1024),
               importMs: round(median(vs?.import ?? []) - bareNodeMs),
-              initMs: round(median(vs?.invoke ?? []) - bareNodeMs),
+              initMs: round(median((vs?.invoke ?? []).map((x) => x.wallMs)) - bareNodeMs),
+              initCpuMs: round(median((vs?.invoke ?? []).map((x) => x.cpuMs)) - bareNodeCpuMs),
             },
           ];
         }),
@@ -317,6 +367,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
         inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
         top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
         firstCalls: firstCalls[b.name] ?? {},
+        firstTraces: firstTraces[b.name] ?? {},
       };
     }),
   };

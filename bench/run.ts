@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: every benchmark of issue 7, printed as tables and written to bench/results/latest.json.
- * `npm run bench -- --only=sizes,cold,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
+ * `npm run bench -- --only=sizes,cold,xray,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
  * fewer runs and smaller tables (for trying changes, not for the README).
  */
 import { writeFileSync } from 'node:fs';
@@ -78,8 +78,13 @@ if (wanted('sizes')) {
 }
 
 if (wanted('cold')) {
-  const { coldInit } = await import('./cold-init.js');
+  const { coldInit, SAMPLED_TRACE_HEADER } = await import('./cold-init.js');
   const report = await coldInit(quick ? 3 : 11, [
+    // The cost of the X-Ray subsegments (functions/shared/tracing.ts): the same bundles, not sampled.
+    {
+      name: 'not sampled (no X-Ray subsegment)',
+      env: { _X_AMZN_TRACE_ID: SAMPLED_TRACE_HEADER.replace('Sampled=1', 'Sampled=0') },
+    },
     {
       name: 'env-only credentials',
       build: { alias: { '@aws-sdk/credential-provider-node': join(ROOT, 'bench/lambda-credentials.ts') } },
@@ -99,6 +104,7 @@ if (wanted('cold')) {
         'in-process import',
         'in-process first call',
         'AWS requests of the first call (all answered 2xx)',
+        'X-Ray subsegments sent',
       ],
       report.bundles.map((b) => [
         b.name,
@@ -111,17 +117,21 @@ if (wanted('cold')) {
         Object.entries(b.firstCalls)
           .map(([k, v]) => `${k.replace(/^DynamoDB_\d+\.|^Logs_\d+\./, '')}×${v}`)
           .join(' ') || '—',
+        Object.values(b.firstTraces).reduce((sum, n) => sum + n, 0),
       ]),
     ),
   );
   section(
-    'Cold init experiments (ms over bare node, import + first call; same runs)',
+    'Cold init experiments (ms over bare node, import + first call, wall / CPU; same runs)',
     table(
       ['function', 'stack', ...report.variants.map((v) => v.name)],
       report.bundles.map((b) => [
         b.name,
-        b.initMs,
-        ...report.variants.map((v) => v.bundles[b.name]?.initMs ?? ''),
+        `${b.initMs} / ${b.initCpuMs}`,
+        ...report.variants.map((v) => {
+          const figures = v.bundles[b.name];
+          return figures === undefined ? '' : `${figures.initMs} / ${figures.initCpuMs}`;
+        }),
       ]),
     ),
   );
@@ -131,6 +141,24 @@ if (wanted('cold')) {
     met: over.length === 0,
     measured: `${report.bundles.length - over.length}/${report.bundles.length} within; ${Math.min(...report.bundles.map((b) => b.initMs))}–${Math.max(...report.bundles.map((b) => b.initMs))} ms`,
   });
+}
+
+if (wanted('xray')) {
+  progress('X-Ray subsegment cost per SDK call');
+  const { xrayOverhead } = await import('./xray-overhead.js');
+  const report = await xrayOverhead(quick ? 5 : 20);
+  results.xrayOverhead = report;
+  section(
+    `X-Ray subsegments: cost per SDK call (µs, median of alternating blocks, ${report.calls} GetItem calls each, wire answered in-process; first subsegment of a process ${report.firstSendMs} ms)`,
+    table(
+      ['calls', 'wall', 'CPU'],
+      [
+        ['untraced client', report.untraced.wallUs, report.untraced.cpuUs],
+        ['traced, not sampled', report.notSampled.wallUs, report.notSampled.cpuUs],
+        ['traced, sampled (one subsegment sent per call)', report.sampled.wallUs, report.sampled.cpuUs],
+      ],
+    ),
+  );
 }
 
 const inProcess = ['dryrun', 'calls', 'ingestion', 'list'].some(wanted);

@@ -3,7 +3,7 @@
  *
  * - `dist/cdk`, `dist/lib/specs`, `dist/lib/cli` (+ what they import): JavaScript and `.d.ts` from
  *   `tsc -p tsconfig.build.json`, the targets of the `exports` map (`./cdk`, `./client`, `./specs`).
- * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander and zod inside; the SigV4
+ * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander inside, no zod; the SigV4
  *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent.
  * - `dist/ui/`: the dashboard (`index.html`, `app.js`, `app.css`), served by `txs ui` from an installed package.
  * - `dist/lambda/<name>/index.mjs`: one bundle per function of functions/routes.ts `FUNCTIONS`, with the
@@ -19,6 +19,7 @@ import { build } from 'esbuild';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
 import { FUNCTIONS } from '../functions/routes.js';
 import { buildUiAssets } from '../lib/cli/ui-assets.js';
+import { CLI_BUNDLE_OPTIONS } from './cli-bundle-options.js';
 import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,22 +35,7 @@ execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '
 });
 
 // The CLI: one file to load (no TypeScript, no resolution of hundreds of modules at start).
-await build({
-  absWorkingDir: ROOT,
-  entryPoints: { main: 'lib/cli/main.ts' },
-  outdir: join(DIST, 'cli'),
-  bundle: true,
-  splitting: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  mainFields: ['module', 'main'],
-  banner: { js: LAMBDA_BUNDLE_OPTIONS.banner?.js ?? '' },
-  sourcemap: true,
-  sourcesContent: false,
-  legalComments: 'none',
-  logLevel: 'error',
-});
+await build({ ...CLI_BUNDLE_OPTIONS, absWorkingDir: ROOT, outdir: join(DIST, 'cli') });
 
 // The dashboard: one script and one style sheet, the same as the local server builds from ui/.
 const ui = await buildUiAssets(join(ROOT, 'ui'));

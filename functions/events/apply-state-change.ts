@@ -1,7 +1,7 @@
 /**
  * The state-change function's work, without its Lambda middleware: a Batch, SageMaker or local state-change
- * event becomes a transition of the app's record. The local server calls it directly: it must not load the
- * X-Ray tracer, whose async hooks slow every await of the process (functions/shared/tracing.ts).
+ * event becomes a transition of the app's record. The local server calls it directly, without the handler's
+ * Lambda middleware (log context, metrics flush).
  */
 import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
 import { recordsRunner } from '../shared/container.js';

@@ -5,11 +5,9 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import type { StateChangeEnvelope } from '../../lib/events/index.js';
 import { logger, metrics } from '../shared/powertools.js';
-import { tracer } from '../shared/tracing.js';
 import { handleStateChange, type StateChangeResult } from './apply-state-change.js';
 
 export { handleStateChange, type StateChangeResult } from './apply-state-change.js';
@@ -18,5 +16,4 @@ export const handler = middy<StateChangeEnvelope, StateChangeResult>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
   .use(logMetrics(metrics))
-  .use(captureLambdaHandler(tracer))
   .handler(handleStateChange);

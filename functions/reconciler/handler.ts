@@ -4,10 +4,8 @@
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
-import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import middy from '@middy/core';
 import { logger, metrics } from '../shared/powertools.js';
-import { tracer } from '../shared/tracing.js';
 import { type ReconcileReport, reconcileAll } from './reconcile-all.js';
 
 export { type ReconcileReport, reconcileAll } from './reconcile-all.js';
@@ -16,5 +14,4 @@ export const handler = middy<unknown, ReconcileReport>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
   // Flushes the metrics after every invocation, failed ones included (a throw skips a manual flush).
   .use(logMetrics(metrics))
-  .use(captureLambdaHandler(tracer))
   .handler(reconcileAll);

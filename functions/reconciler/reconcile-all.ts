@@ -1,7 +1,7 @@
 /**
  * The reconciler's work, without its Lambda middleware: every non-terminal record refreshed from its
- * scheduler. The local server calls it on a timer; it must not load the X-Ray tracer (see
- * functions/shared/tracing.ts).
+ * scheduler. The local server calls it on a timer, without the handler's Lambda middleware (log context,
+ * metrics flush).
  */
 import { runner } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';

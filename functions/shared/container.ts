@@ -39,6 +39,7 @@ import { localCwdFactory } from './backends/local-cwd.js';
 import { slurmFactory } from './backends/slurm.js';
 import { type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
+import { traceSdkCalls } from './tracing.js';
 
 export { DEFAULT_SCHEDULERS } from './config.js';
 
@@ -61,7 +62,6 @@ export type ClientHook = (client: SdkClient) => void;
 
 let hooks: LocalModeHooks = {};
 let clientHook: ClientHook | undefined;
-let tracingHook: ClientHook | undefined;
 let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtRunnerStore: AppRecordStore | undefined;
@@ -94,17 +94,13 @@ export function configureClients(hook: ClientHook | undefined): void {
   forget();
 }
 
-/**
- * The functions that trace their SDK calls (functions/shared/tracing.ts, imported by the event and reconciler
- * handlers) instrument every client the container creates from now on.
- */
-export function traceClients(hook: ClientHook): void {
-  tracingHook = hook;
-  forget();
+/** Every SDK client the container creates records its calls as X-Ray subsegments (tracing.ts). */
+function traced<T extends object>(client: T): T {
+  return traceSdkCalls(client as T & SdkClient);
 }
 
 function created<T extends object>(client: T): T {
-  tracingHook?.(client as SdkClient);
+  traced(client);
   clientHook?.(client as SdkClient);
   return client;
 }

@@ -4,17 +4,16 @@
  *
  * @module
  */
+import { InvalidRunConfigError, SECRET_CFG_KEYS } from '../specs/errors.js';
 import {
   type Cfg,
   castRunOptValue,
-  InvalidRunConfigError,
   parseKeyValueLiteral,
   type RunOpt,
   type RunOptDescription,
   type RunOptInit,
   RunOpts,
-  SECRET_CFG_KEYS,
-} from '../specs/index.js';
+} from '../specs/run-opts.js';
 import type { TxsConfig } from './config.js';
 import { UsageError } from './errors.js';
 

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { parseAppHandle } from '../specs/index.js';
+import { parseAppHandle } from '../specs/app-handle.js';
 import type {
   ApiErrorBody,
   AppActionResponse,
@@ -31,8 +31,8 @@ import {
   ExitCode,
   UsageError,
 } from './errors.js';
-import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, readLocalToken } from './local-token.js';
-import { NEW_LINK_PATH } from './one-time-link.js';
+import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
+import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, NEW_LINK_PATH, readLocalToken } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -45,8 +45,8 @@ export interface TxsClientOptions {
   signer?: RequestSigner;
   /** Signing region, for auth hints. */
   region?: string;
-  /** `fetch` implementation; the global one by default. */
-  fetch?: typeof fetch;
+  /** Sends each request; `node:http` / `node:https` by default (see `http-transport.ts`). */
+  transport?: HttpTransport;
   /** Waits between retries; `setTimeout` by default. */
   sleep?: (ms: number) => Promise<void>;
   /** Per-request timeout; 60 s by default. */
@@ -74,15 +74,7 @@ interface RequestOptions {
 }
 
 /** Network error codes worth retrying: the request may not have reached the server, or its answer was lost. */
-const RETRYABLE_NETWORK_CODES = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-]);
+const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ETIMEDOUT']);
 
 /** Why a network request failed: the first `code` along the error's cause chain (`ECONNREFUSED`, …). */
 export function networkErrorCode(error: unknown): string | undefined {
@@ -110,13 +102,13 @@ export function networkErrorCode(error: unknown): string | undefined {
 export class TxsClient {
   readonly endpoint: string;
   private readonly options: TxsClientOptions;
-  private readonly fetchImpl: typeof fetch;
+  private readonly transport: HttpTransport;
   private readonly sleep: (ms: number) => Promise<void>;
 
   constructor(options: TxsClientOptions) {
     this.options = options;
     this.endpoint = options.endpoint.replace(/\/+$/, '');
-    this.fetchImpl = options.fetch ?? globalThis.fetch.bind(globalThis);
+    this.transport = options.transport ?? nodeHttpTransport;
     this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
   }
 
@@ -262,13 +254,14 @@ export class TxsClient {
       }
     }
     if (this.options.userAgent !== undefined) headers = { ...headers, 'user-agent': this.options.userAgent };
-    let response: Response;
+    let response: HttpAnswer;
     try {
-      response = await this.fetchImpl(url, {
+      response = await this.transport({
         method,
+        url,
         headers,
         ...(body === undefined ? {} : { body }),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
+        timeoutMs: this.options.timeoutMs ?? 60_000,
       });
     } catch (error) {
       const code = networkErrorCode(error);
@@ -278,8 +271,11 @@ export class TxsClient {
         error: this.unreachable(error, code),
       };
     }
-    const text = await response.text().catch(() => '');
-    if (response.ok) {
+    const { text, status } = response;
+    if (status >= 300 && status < 400) {
+      return { ok: false, retryable: false, error: this.redirected(status, response.header('location')) };
+    }
+    if (status >= 200 && status < 300) {
       if (text === '') return { ok: true, value: {} };
       try {
         return { ok: true, value: JSON.parse(text) };
@@ -289,17 +285,17 @@ export class TxsClient {
           retryable: false,
           error: new EndpointUnreachableError(
             this.endpoint,
-            `the answer to ${method} ${url.pathname} is not JSON (HTTP ${response.status})`,
+            `the answer to ${method} ${url.pathname} is not JSON (HTTP ${status})`,
             'is the endpoint the torchx-serverless API? (include the stage, e.g. https://…/prod)',
           ),
         };
       }
     }
     const error = apiErrorFrom({
-      status: response.status,
-      contentType: response.headers.get('content-type') ?? '',
+      status,
+      contentType: response.header('content-type') ?? '',
       bodyText: text,
-      requestId: response.headers.get('x-amzn-requestid') ?? undefined,
+      requestId: response.header('x-amzn-requestid'),
       endpoint: this.endpoint,
       signed: this.options.signer !== undefined,
       ...(this.options.region === undefined ? {} : { region: this.options.region }),
@@ -310,9 +306,23 @@ export class TxsClient {
     return {
       ok: false,
       error,
-      retryable: isRetryableStatus(response.status, error),
-      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      retryable: isRetryableStatus(status, error),
+      retryAfterMs: retryAfterMs(response.header('retry-after')),
     };
+  }
+
+  /**
+   * A redirect is reported, not followed: the request may carry a signature or the local token, which must
+   * not go to another address; the fix is to use the address it names as the endpoint.
+   */
+  private redirected(status: number, location: string | undefined): EndpointUnreachableError {
+    return new EndpointUnreachableError(
+      this.endpoint,
+      `the endpoint answered HTTP ${status}, a redirect${location === undefined ? '' : ` to ${location}`}; txs follows no redirects`,
+      location === undefined
+        ? 'check the endpoint URL (scheme, host and stage)'
+        : 'use the address it redirects to as the endpoint (--endpoint or TXS_ENDPOINT), without the /v1/… path',
+    );
   }
 
   private unreachable(error: unknown, code: string | undefined): EndpointUnreachableError {
@@ -385,8 +395,8 @@ function backoff(attempt: number): number {
   return Math.min(8_000, 500 * 2 ** attempt) + Math.floor(Math.random() * 250);
 }
 
-function retryAfterMs(header: string | null): number | undefined {
-  if (header === null) return undefined;
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (header === undefined) return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 20) * 1000;
   const date = Date.parse(header);

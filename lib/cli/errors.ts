@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ErrorCode, type FieldIssue, TxsError } from '../specs/index.js';
+import { type ErrorCode, type FieldIssue, TxsError } from '../specs/errors.js';
 
 /**
  * The exit codes of `txs`. Scripts can tell "the job failed" (1) from "the command was wrong" (2), "no

@@ -5,7 +5,9 @@
  * @module
  */
 import type { ComponentDescription } from '../components/index.js';
-import { APP_STATES, type AppState, AppStatus, pythonRepr } from '../specs/index.js';
+import { APP_STATES, type AppState } from '../specs/app-state.js';
+import { pythonRepr } from '../specs/run-opts.js';
+import { AppStatus } from '../specs/status.js';
 import type {
   AppCountsResponse,
   AppResponse,

@@ -11,6 +11,7 @@ export * from './config.js';
 export * from './endpoint.js';
 export * from './errors.js';
 export * from './format.js';
+export * from './http-transport.js';
 export * from './io.js';
 export * from './log-target.js';
 export * from './logs.js';

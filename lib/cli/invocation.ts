@@ -67,6 +67,7 @@ export class Invocation {
       ...(user === undefined || user === '' ? {} : { headers: { 'x-txs-user': user } }),
       userAgent: `txs/${packageVersion()} node/${process.versions.node}`,
       sleep: (ms) => this.io.sleep(ms),
+      ...(this.io.transport === undefined ? {} : { transport: this.io.transport }),
     });
   }
 

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { HttpTransport } from './http-transport.js';
 
 /** Where the CLI writes. */
 export interface OutputStream {
@@ -38,6 +39,8 @@ export interface CliIO {
    * ends the process as usual.
    */
   onInterrupt(handler: () => void): () => void;
+  /** Sends the API requests; `node:http` / `node:https` when omitted (tests wrap it to watch the traffic). */
+  readonly transport?: HttpTransport;
 }
 
 /** Wraps a Node stream as an {@link OutputStream}. */

@@ -11,6 +11,12 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
+/**
+ * The local server's route that makes a new link (`POST`, answered `{ "url": … }` to an admitted caller):
+ * how `txs ui` gives a browser a way in to a running local server.
+ */
+export const NEW_LINK_PATH = '/ui/link';
+
 /** Environment variable that overrides where the local server's token file is. */
 export const LOCAL_TOKEN_FILE_ENV = 'TXS_LOCAL_TOKEN_FILE';
 

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { makeAppHandle } from '../specs/index.js';
+import { makeAppHandle } from '../specs/app-handle.js';
 import { UsageError } from './errors.js';
 
 /** The format, as shown in messages. */

@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { type AppDef, type AppState, isTerminal } from '../specs/index.js';
+import type { AppDef } from '../specs/app-def.js';
+import { type AppState, isTerminal } from '../specs/app-state.js';
 import type { LogStreams } from './api-types.js';
 import type { TxsClient } from './client.js';
 import { UsageError } from './errors.js';

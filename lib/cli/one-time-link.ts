@@ -32,12 +32,6 @@ function equal(a: string, b: string): boolean {
 
 const newSecret = () => randomBytes(32).toString('base64url');
 
-/**
- * The local server's route that makes a new link (`POST`, answered `{ "url": … }` to an admitted caller):
- * how `txs ui` gives a browser a way in to a running local server.
- */
-export const NEW_LINK_PATH = '/ui/link';
-
 /** `target` (a request target) with the value of its `token` query parameter replaced by `…`, for logs. */
 export function withoutToken(target: string): string {
   return target.replace(/([?&]token=)[^&#]*/gi, '$1…');

@@ -18,7 +18,7 @@
  *
  * @module
  */
-import { escapeUnsafeCharacters } from '../specs/index.js';
+import { escapeUnsafeCharacters } from '../specs/names.js';
 import type { CliIO, OutputStream } from './io.js';
 
 /** The only terminal controls the CLI itself writes: three colours, reset, and "clear the line". */

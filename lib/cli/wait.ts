@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { type AppState, isTerminal } from '../specs/index.js';
+import { type AppState, isTerminal } from '../specs/app-state.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
 import type { OutputStream } from './io.js';

@@ -15,7 +15,7 @@ let server: LocalServer;
 let dataDir: string;
 
 // Every response these tests receive must match docs/openapi.json.
-validateResponses(() => server?.url);
+const { transport } = validateResponses(() => server?.url);
 
 beforeAll(async () => {
   // EMF metrics are meant for CloudWatch; keep them off the test output (as `npm start` does).
@@ -60,6 +60,7 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
       await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
     },
     onInterrupt: () => () => undefined,
+    transport,
   };
   const code = await main(args, io);
   return { code, out, err };

@@ -1,11 +1,13 @@
 /**
  * Checks API responses against the published contract (docs/openapi.json): every JSON response of the
- * local server must match the schema of its operation and status (or the error schema). The e2e tests wrap
- * `fetch` with {@link validateResponses} so that every response they receive is checked.
+ * local server must match the schema of its operation and status (or the error schema). The e2e tests send
+ * their requests through {@link validateResponses} (the global `fetch`, or the CLI's transport) so that every
+ * response they receive is checked.
  */
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, expect } from 'vitest';
+import { type HttpTransport, nodeHttpTransport } from '../../lib/cli/http-transport.js';
 
 interface OpenApiDocument {
   paths: Record<
@@ -58,29 +60,40 @@ export function contractProblems(method: string, pathname: string, status: numbe
 }
 
 /**
- * Wraps the global `fetch` so that every JSON response from `origin()` is checked against the contract, and
- * fails the test file (in afterAll) when any did not conform or none was checked.
+ * Checks every JSON response from `origin()` against the contract, and fails the test file (in afterAll)
+ * when any did not conform or none was checked: responses to the global `fetch` (wrapped here), and those of
+ * the returned `transport`, which a CLI test gives `txs` in its `CliIO`.
  */
-export function validateResponses(origin: () => string | undefined): void {
+export function validateResponses(origin: () => string | undefined): { transport: HttpTransport } {
   const original = globalThis.fetch;
   const problems: string[] = [];
   let checked = 0;
+  const check = (method: string, url: URL, status: number, contentType: string, bodyText: string) => {
+    const base = origin();
+    if (base === undefined || url.origin !== new URL(base).origin) return;
+    if (!contentType.includes('application/json')) return;
+    problems.push(...contractProblems(method, url.pathname, status, JSON.parse(bodyText)));
+    checked++;
+  };
   globalThis.fetch = async (input, init) => {
     const response = await original(input, init);
     const url = new URL(input instanceof Request ? input.url : String(input));
-    const base = origin();
-    const type = response.headers.get('content-type') ?? '';
-    if (base !== undefined && url.origin === new URL(base).origin && type.includes('application/json')) {
-      const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-      const body = await response.clone().json();
-      problems.push(...contractProblems(method, url.pathname, response.status, body));
-      checked++;
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const contentType = response.headers.get('content-type') ?? '';
+    if (contentType.includes('application/json')) {
+      check(method, url, response.status, contentType, await response.clone().text());
     }
     return response;
+  };
+  const transport: HttpTransport = async (exchange) => {
+    const answer = await nodeHttpTransport(exchange);
+    check(exchange.method, exchange.url, answer.status, answer.header('content-type') ?? '', answer.text);
+    return answer;
   };
   afterAll(() => {
     globalThis.fetch = original;
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(0);
   });
+  return { transport };
 }

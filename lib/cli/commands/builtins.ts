@@ -5,7 +5,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { suggestNames } from '../../specs/index.js';
+import { suggestNames } from '../../specs/suggest.js';
 import { UsageError } from '../errors.js';
 import { formatBuiltin, formatBuiltinList } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { isTerminal } from '../../specs/index.js';
+import { isTerminal } from '../../specs/app-state.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `cancel` to `program`. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { type Command, InvalidArgumentError } from 'commander';
-import { APP_STATES, type AppState, isAppState } from '../../specs/index.js';
+import { APP_STATES, type AppState, isAppState } from '../../specs/app-state.js';
 import type { AppCountsQuery, AppSummary } from '../api-types.js';
 import { formatAppCounts, formatAppList } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';

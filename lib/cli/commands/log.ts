@@ -4,7 +4,7 @@
  * @module
  */
 import { type Command, Option } from 'commander';
-import { isStarted } from '../../specs/index.js';
+import { isStarted } from '../../specs/app-state.js';
 import type { AppResponse, LogStreams } from '../api-types.js';
 import { ExitCode, InterruptedError } from '../errors.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';

@@ -1,3 +1,7 @@
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   ApiError,
@@ -186,6 +190,76 @@ describe('TxsClient failures', () => {
     const error = (await client.schedulers().catch((e: unknown) => e)) as ApiError;
     expect(error.message).toBe('the API failed: internal error (request id req-1)');
     expect(error.hint).toContain('bug');
+  });
+});
+
+describe('TxsClient over node:http and node:https', () => {
+  it('reports a redirect instead of following it, so a signed request never goes to another address', async () => {
+    stub = await startStubServer((request) =>
+      request.path === '/v1/schedulers'
+        ? { status: 301, text: '', headers: { location: 'https://api.example.com/prod/v1/schedulers' } }
+        : { body: { schedulers: [] } },
+    );
+    const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });
+    const error = (await client.schedulers().catch((e: unknown) => e)) as EndpointUnreachableError;
+    expect(error).toBeInstanceOf(EndpointUnreachableError);
+    expect(error.message).toBe(
+      `cannot reach ${stub.url}: the endpoint answered HTTP 301, a redirect to https://api.example.com/prod/v1/schedulers; txs follows no redirects`,
+    );
+    expect(error.hint).toContain('use the address it redirects to as the endpoint');
+    expect(stub.requests.map((r) => r.path)).toEqual(['/v1/schedulers']);
+  });
+
+  it('gives up on a server that never answers after timeoutMs, retrying it as a lost answer', async () => {
+    stub = await startStubServer(() => new Promise(() => undefined));
+    const client = new TxsClient({ endpoint: stub.url, sleep: noSleep, timeoutMs: 100, maxRetries: 1 });
+    const error = (await client.schedulers().catch((e: unknown) => e)) as EndpointUnreachableError;
+    expect(error).toBeInstanceOf(EndpointUnreachableError);
+    expect(error.message).toContain('no answer within');
+    expect(networkErrorCode(error.cause)).toBe('ETIMEDOUT');
+    expect(stub.requests).toHaveLength(2);
+  });
+
+  it('decodes a UTF-8 answer whose characters are split across chunks', async () => {
+    stub = await startStubServer(() => ({ body: { schedulers: [{ name: 'ł😀'.repeat(20_000) }] } }));
+    const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });
+    const [scheduler] = await client.schedulers();
+    expect(scheduler?.name).toBe('ł😀'.repeat(20_000));
+  });
+
+  it("takes the request id of an error from API Gateway's header when the body has none", async () => {
+    stub = await startStubServer(() => ({
+      status: 500,
+      body: { error: { code: 'InternalError', message: 'internal error' } },
+      headers: { 'X-Amzn-RequestId': 'gw-7' },
+    }));
+    const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });
+    const error = (await client.schedulers().catch((e: unknown) => e)) as ApiError;
+    expect(error.message).toBe('the API failed: internal error (request id gw-7)');
+  });
+
+  it('speaks TLS to an https endpoint and explains a certificate it cannot trust', async () => {
+    const fixtures = new URL('../../fixtures/tls/', import.meta.url);
+    const server = createHttpsServer(
+      {
+        key: readFileSync(new URL('self-signed.key', fixtures)),
+        cert: readFileSync(new URL('self-signed.crt', fixtures)),
+      },
+      (_req, res) => res.end('{}'),
+    );
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const endpoint = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const client = new TxsClient({ endpoint, endpointSource: '--endpoint', sleep: noSleep, maxRetries: 0 });
+      const error = (await client.schedulers().catch((e: unknown) => e)) as EndpointUnreachableError;
+      expect(error).toBeInstanceOf(EndpointUnreachableError);
+      expect(error.message).toBe(`cannot reach ${endpoint}: TLS error: self-signed certificate`);
+      expect(error.hint).toContain('right scheme');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

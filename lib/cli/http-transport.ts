@@ -1,0 +1,118 @@
+/**
+ * How {@link TxsClient} sends one request: `node:http` (or `node:https` for an https endpoint), loaded on the
+ * first request, instead of the global `fetch`. Node's `fetch` loads undici on its first call, which costs a
+ * short-lived `txs` process more than the request itself (docs/performance.md, "The `txs` command").
+ *
+ * The transport sends the body as given, reads the whole answer as UTF-8 text, follows no redirect (a signed
+ * or token-bearing request is never re-sent elsewhere: the client reports the redirect instead), and fails
+ * with an error whose `code` says why (`ECONNREFUSED`, `ENOTFOUND`, `ETIMEDOUT`, `CERT_…`, …).
+ *
+ * @module
+ */
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
+
+/** One request, ready to send. */
+export interface HttpExchange {
+  method: string;
+  url: URL;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body?: string;
+  /** The whole exchange (connect, send, read the answer) must end within this many ms. */
+  timeoutMs: number;
+}
+
+/** The answer to an {@link HttpExchange}. */
+export interface HttpAnswer {
+  status: number;
+  /** A header of the answer (name in any case), or undefined. */
+  header(name: string): string | undefined;
+  /** The body, decoded as UTF-8. */
+  text: string;
+}
+
+/** Sends one request and reads its whole answer; rejects when no answer arrives. */
+export type HttpTransport = (exchange: HttpExchange) => Promise<HttpAnswer>;
+
+/** The error of an exchange that took longer than its `timeoutMs` (`code` is `ETIMEDOUT`). */
+export class HttpTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = 'HttpTimeoutError';
+  }
+}
+
+type RequestFunction = (
+  options: RequestOptions,
+  callback: (answer: IncomingMessage) => void,
+) => ClientRequest;
+
+let httpRequest: Promise<RequestFunction> | undefined;
+let httpsRequest: Promise<RequestFunction> | undefined;
+
+/** `request` of `node:http` or `node:https`, imported once (https only for https endpoints: TLS is heavy). */
+function requestFunctionFor(protocol: string): Promise<RequestFunction> {
+  if (protocol === 'https:') {
+    httpsRequest ??= import('node:https').then((m) => m.request);
+    return httpsRequest;
+  }
+  httpRequest ??= import('node:http').then((m) => m.request);
+  return httpRequest;
+}
+
+function headerOf(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/**
+ * The default {@link HttpTransport}: `node:http` / `node:https` with the global agent (keep-alive, so the
+ * pages of `txs log` and the polls of `txs wait` reuse one connection).
+ *
+ * @example
+ * ```ts
+ * const answer = await nodeHttpTransport({ method: 'GET', url: new URL('http://127.0.0.1:8080/v1/schedulers'), headers: {}, timeoutMs: 5000 });
+ * answer.status; // 200
+ * ```
+ */
+export const nodeHttpTransport: HttpTransport = async (exchange) => {
+  const request = await requestFunctionFor(exchange.url.protocol);
+  const { url } = exchange;
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const outgoing = request(
+      {
+        method: exchange.method,
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+        ...(url.port === '' ? {} : { port: Number(url.port) }),
+        path: `${url.pathname}${url.search}`,
+        headers: exchange.headers,
+      },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('error', fail);
+        answer.on('end', () => {
+          clearTimeout(timer);
+          resolve({
+            status: answer.statusCode ?? 0,
+            header: (name) => headerOf(answer.headers, name),
+            text: Buffer.concat(chunks).toString('utf8'),
+          });
+        });
+      },
+    );
+    const timer = setTimeout(
+      () => outgoing.destroy(new HttpTimeoutError(exchange.timeoutMs)),
+      exchange.timeoutMs,
+    );
+    timer.unref();
+    function fail(error: Error): void {
+      clearTimeout(timer);
+      reject(error);
+    }
+    outgoing.on('error', fail);
+    outgoing.end(exchange.body);
+  });
+};

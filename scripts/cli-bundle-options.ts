@@ -1,0 +1,26 @@
+/**
+ * esbuild options of the prebuilt `txs` command (`dist/cli/main.js`): one ES module with commander inside,
+ * code split so that what only some commands need (the SigV4 signer and the AWS credential chain) loads in
+ * its own chunk when used. The package build uses them, and a test checks what the entry loads eagerly.
+ */
+import type { BuildOptions } from 'esbuild';
+import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
+
+/** The entry point of the command, relative to the repository root. */
+export const CLI_ENTRY = 'lib/cli/main.ts';
+
+/** esbuild options of the CLI bundle (add `absWorkingDir` and `outdir`). */
+export const CLI_BUNDLE_OPTIONS: BuildOptions = {
+  entryPoints: { main: CLI_ENTRY },
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  mainFields: ['module', 'main'],
+  banner: { js: LAMBDA_BUNDLE_OPTIONS.banner?.js ?? '' },
+  sourcemap: true,
+  sourcesContent: false,
+  legalComments: 'none',
+  logLevel: 'error',
+};
