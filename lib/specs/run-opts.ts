@@ -244,7 +244,8 @@ export class RunOpts implements Iterable<RunOpt> {
    */
   resolve(cfg: Readonly<Cfg> = {}): Cfg {
     const resolved: Cfg = {};
-    for (const [key, value] of Object.entries(cfg)) {
+    for (const key of Object.keys(cfg)) {
+      const value = cfg[key];
       const canonical = this.opts.has(key) ? key : this.aliasToName.get(key);
       if (canonical === undefined) {
         resolved[key] = value;
@@ -266,17 +267,24 @@ export class RunOpts implements Iterable<RunOpt> {
     for (const opt of this.opts.values()) {
       // TorchX's string form (what `-cfg queue=q,priority=5` gives) is cast with the option's declared type,
       // so that a client can send `-cfg` as strings in one request, without first asking for the options.
-      const given = resolved[opt.name];
-      if (typeof given === 'string' && opt.type !== 'str') resolved[opt.name] = castRunOptValue(opt, given);
-      const value = resolved[opt.name];
-      if (opt.required && (value === undefined || value === null)) {
-        throw new InvalidRunConfigError(
-          `Required run option: ${opt.name}, must be provided and not \`None\``,
-          opt.name,
-          cfg,
-        );
+      let value = resolved[opt.name];
+      if (typeof value === 'string' && opt.type !== 'str') {
+        value = castRunOptValue(opt, value);
+        resolved[opt.name] = value;
       }
-      if (value !== undefined && value !== null && !isOfRunOptType(value, opt.type)) {
+      if (value === undefined || value === null) {
+        if (opt.required) {
+          throw new InvalidRunConfigError(
+            `Required run option: ${opt.name}, must be provided and not \`None\``,
+            opt.name,
+            cfg,
+          );
+        }
+        // Each resolution gets its own copy of a list or map default; primitives need none.
+        const fallback = opt.default;
+        resolved[opt.name] =
+          typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback;
+      } else if (!isOfRunOptType(value, opt.type)) {
         const shown = SECRET_CFG_KEYS.has(opt.name) ? '<hidden>' : pythonRepr(value);
         throw new InvalidRunConfigError(
           `Run option: ${opt.name}, must be of type: ${TYPE_NAMES[opt.type]}, but was: ${shown} (${pythonTypeName(value)})`,
@@ -284,7 +292,6 @@ export class RunOpts implements Iterable<RunOpt> {
           cfg,
         );
       }
-      if (value === undefined || value === null) resolved[opt.name] = structuredClone(opt.default);
     }
     return resolved;
   }
