@@ -316,7 +316,9 @@ export class RunOpts implements Iterable<RunOpt> {
           if (this.aliasToName.get(alias) === opt.name && !this.opts.has(alias)) index.set(alias, slot);
         }
       });
-      list.forEach((opt, slot) => index.set(opt.name, slot));
+      list.forEach((opt, slot) => {
+        index.set(opt.name, slot);
+      });
       this.slots = { list, index };
     }
     return this.slots;
