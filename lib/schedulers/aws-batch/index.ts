@@ -6,6 +6,7 @@
  */
 export * from './canonical-json.js';
 export * from './checks.js';
+export * from './container.js';
 export * from './describe-mapping.js';
 export * from './json-size.js';
 export * from './options.js';
