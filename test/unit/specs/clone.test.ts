@@ -53,10 +53,11 @@ describe('cloneAppDef', () => {
     const copy = cloneAppDef(app);
     expect(copy).toStrictEqual(app);
     const role = copy.roles[0];
-    role?.args.push('b');
-    if (role) role.env.K = 'changed';
-    if (role) role.resource.devices.d = 2;
-    (role?.metadata.nested as { list: number[] }).list.push(2);
+    if (role === undefined) throw new Error('the copy has no role');
+    role.args.push('b');
+    role.env.K = 'changed';
+    role.resource.devices.d = 2;
+    (role.metadata.nested as { list: number[] }).list.push(2);
     copy.metadata.team = 'other';
     expect(app.roles[0]?.args).toEqual(['a']);
     expect(app.roles[0]?.env.K).toBe('v');
