@@ -32,6 +32,11 @@ export interface CanonicalShape {
   }[];
   /** The shape of each item, when the value is an array. */
   readonly items?: CanonicalShape;
+  /**
+   * Writes an object of this shape itself (for a hot shape: fixed keys read directly, no loop over them);
+   * returns undefined for an object it does not recognise, which is then written the general way.
+   */
+  readonly writer?: (value: object) => string | undefined;
 }
 
 /** A {@link CanonicalShape} member: a nested shape, or `null` for a value written without one. */
@@ -55,6 +60,14 @@ export function canonicalShape(members: Readonly<Record<string, CanonicalMember>
       return shape ? { key, prefix: `${quoteJson(key)}:`, shape } : { key, prefix: `${quoteJson(key)}:` };
     });
   return { keys };
+}
+
+/** `shape` with its own writer for its objects (see {@link CanonicalShape.writer}). */
+export function withCanonicalWriter(
+  shape: CanonicalShape,
+  writer: (value: object) => string | undefined,
+): CanonicalShape {
+  return { ...shape, writer };
 }
 
 /** The shape of an array whose items have `items`' shape. */
@@ -103,6 +116,9 @@ function writeShaped(
 
 function write(value: unknown, shape: CanonicalShape | undefined, omitKey: string | undefined): string {
   if (typeof value === 'string') return quoteJson(value);
+  // What JSON.stringify writes for them, without the call.
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : 'null';
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   if (typeof value !== 'object' || value === null) return JSON.stringify(value);
   if (Array.isArray(value)) {
     const items = shape?.items;
@@ -113,6 +129,10 @@ function write(value: unknown, shape: CanonicalShape | undefined, omitKey: strin
       out += write(value[i], items, undefined) ?? '';
     }
     return `${out}]`;
+  }
+  if (shape?.writer !== undefined) {
+    const written = shape.writer(value);
+    if (written !== undefined) return written;
   }
   const record = value as Record<string, unknown>;
   if (shape !== undefined && shape.keys.length > 0) {

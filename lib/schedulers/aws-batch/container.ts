@@ -26,7 +26,13 @@ import {
   type Role,
   ValidationError,
 } from '../../specs/index.js';
-import { canonicalArrayShape, canonicalShape } from './canonical-json.js';
+import {
+  canonicalArrayShape,
+  canonicalJson,
+  canonicalShape,
+  quoteJson,
+  withCanonicalWriter,
+} from './canonical-json.js';
 import { type AwsBatchOpts, parseUlimits } from './options.js';
 
 /** `r`, `w`, `m` → Batch device permissions, in string order (TorchX). */
@@ -220,24 +226,120 @@ export function roleToNodeRangeProperty(
   };
 }
 
+/** Own enumerable keys of `value` (inherited enumerable ones too, which makes a shape check fail safe). */
+function keyCount(value: object): number {
+  let count = 0;
+  for (const _key in value) count++;
+  return count;
+}
+
+/** `[{"<first>":…,"<second>":…},…]` of objects with exactly two string members; undefined for anything else. */
+function stringPairsJson(items: readonly object[], first: string, second: string): string | undefined {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as Record<string, unknown>;
+    const a = item[first];
+    const b = item[second];
+    if (typeof a !== 'string' || typeof b !== 'string' || keyCount(item) !== 2) return undefined;
+    if (i > 0) out += ',';
+    out += `{"${first}":${quoteJson(a)},"${second}":${quoteJson(b)}}`;
+  }
+  return `${out}]`;
+}
+
+/** `[…]` of strings; undefined when an item is not a string. */
+function stringsJson(items: readonly unknown[]): string | undefined {
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item !== 'string') return undefined;
+    if (i > 0) out += ',';
+    out += quoteJson(item);
+  }
+  return `${out}]`;
+}
+
+const LINUX_PARAMETERS_SHAPE = canonicalShape({ sharedMemorySize: null, devices: null });
+const LOG_CONFIGURATION_SHAPE = canonicalShape({ logDriver: null, options: null });
+const MOUNT_POINTS_SHAPE = canonicalArrayShape(
+  canonicalShape({ containerPath: null, readOnly: null, sourceVolume: null }),
+);
+const ULIMITS_SHAPE = canonicalArrayShape(canonicalShape({ name: null, softLimit: null, hardLimit: null }));
+
+/** Keys every container of {@link containerOf} has (it may add ulimits, the role ARNs and instanceType). */
+const CONTAINER_KEYS = 9;
+
 /**
- * The keys of the containers {@link containerOf} builds, for the job definition's canonical form (see
- * `canonical-json.ts`): keep them in step with it.
+ * The canonical JSON of a container {@link containerOf} built, written directly (the hottest part of a
+ * shared definition's content hash): undefined for any object with other keys or member types, which the
+ * general writer then writes. Keys in sorted order.
  */
-export const CONTAINER_SHAPE = canonicalShape({
-  command: null,
-  image: null,
-  environment: canonicalArrayShape(canonicalShape({ name: null, value: null })),
-  privileged: null,
-  resourceRequirements: canonicalArrayShape(canonicalShape({ type: null, value: null })),
-  linuxParameters: canonicalShape({ sharedMemorySize: null, devices: null }),
-  logConfiguration: canonicalShape({ logDriver: null, options: null }),
-  mountPoints: canonicalArrayShape(
-    canonicalShape({ containerPath: null, readOnly: null, sourceVolume: null }),
-  ),
-  volumes: null,
-  ulimits: canonicalArrayShape(canonicalShape({ name: null, softLimit: null, hardLimit: null })),
-  jobRoleArn: null,
-  executionRoleArn: null,
-  instanceType: null,
-});
+function containerJson(value: object): string | undefined {
+  const c = value as ContainerProperties;
+  const { command, image, environment, privileged, resourceRequirements } = c;
+  const { linuxParameters, logConfiguration, mountPoints, volumes } = c;
+  const { executionRoleArn, instanceType, jobRoleArn, ulimits } = c;
+  if (
+    command === undefined ||
+    typeof image !== 'string' ||
+    environment === undefined ||
+    typeof privileged !== 'boolean' ||
+    resourceRequirements === undefined ||
+    linuxParameters === undefined ||
+    logConfiguration === undefined ||
+    mountPoints === undefined ||
+    volumes === undefined ||
+    (executionRoleArn !== undefined && typeof executionRoleArn !== 'string') ||
+    (instanceType !== undefined && typeof instanceType !== 'string') ||
+    (jobRoleArn !== undefined && typeof jobRoleArn !== 'string')
+  ) {
+    return undefined;
+  }
+  const optional =
+    (executionRoleArn === undefined ? 0 : 1) +
+    (instanceType === undefined ? 0 : 1) +
+    (jobRoleArn === undefined ? 0 : 1) +
+    (ulimits === undefined ? 0 : 1);
+  if (keyCount(c) !== CONTAINER_KEYS + optional) return undefined;
+  const commandJson = stringsJson(command);
+  const environmentJson = stringPairsJson(environment, 'name', 'value');
+  const requirementsJson = stringPairsJson(resourceRequirements, 'type', 'value');
+  if (commandJson === undefined || environmentJson === undefined || requirementsJson === undefined) {
+    return undefined;
+  }
+  let out = `{"command":${commandJson},"environment":${environmentJson}`;
+  if (executionRoleArn !== undefined) out += `,"executionRoleArn":${quoteJson(executionRoleArn)}`;
+  out += `,"image":${quoteJson(image)}`;
+  if (instanceType !== undefined) out += `,"instanceType":${quoteJson(instanceType)}`;
+  if (jobRoleArn !== undefined) out += `,"jobRoleArn":${quoteJson(jobRoleArn)}`;
+  out += `,"linuxParameters":${canonicalJson(linuxParameters, { shape: LINUX_PARAMETERS_SHAPE })}`;
+  out += `,"logConfiguration":${canonicalJson(logConfiguration, { shape: LOG_CONFIGURATION_SHAPE })}`;
+  out += `,"mountPoints":${canonicalJson(mountPoints, { shape: MOUNT_POINTS_SHAPE })}`;
+  out += `,"privileged":${privileged ? 'true' : 'false'},"resourceRequirements":${requirementsJson}`;
+  if (ulimits !== undefined) out += `,"ulimits":${canonicalJson(ulimits, { shape: ULIMITS_SHAPE })}`;
+  return `${out},"volumes":${canonicalJson(volumes)}}`;
+}
+
+/**
+ * The keys of the containers {@link containerOf} builds, and a writer for them, for the job definition's
+ * canonical form (see `canonical-json.ts`): keep both in step with it (a container they do not match is
+ * written correctly, only slower).
+ */
+export const CONTAINER_SHAPE = withCanonicalWriter(
+  canonicalShape({
+    command: null,
+    image: null,
+    environment: canonicalArrayShape(canonicalShape({ name: null, value: null })),
+    privileged: null,
+    resourceRequirements: canonicalArrayShape(canonicalShape({ type: null, value: null })),
+    linuxParameters: LINUX_PARAMETERS_SHAPE,
+    logConfiguration: LOG_CONFIGURATION_SHAPE,
+    mountPoints: MOUNT_POINTS_SHAPE,
+    volumes: null,
+    ulimits: ULIMITS_SHAPE,
+    jobRoleArn: null,
+    executionRoleArn: null,
+    instanceType: null,
+  }),
+  containerJson,
+);

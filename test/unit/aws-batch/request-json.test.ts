@@ -44,6 +44,27 @@ const SAMPLES: unknown[] = [
   [[], {}, [{}], '', 0, -1.5e-7, 1e21],
 ];
 
+const opts = (): AwsBatchOpts => awsBatchRunOpts('alice').resolve({ queue: 'q' }) as AwsBatchOpts;
+const namer = (prefix: string) => `${prefix}-k3x9`;
+
+/** An app whose second argument is `padding`; `perRun` puts the job name in the command. */
+function app(padding: string, perRun: boolean): AppDef {
+  return makeAppDef({
+    name: 'train',
+    roles: [
+      makeRole({
+        name: 'trainer',
+        image: 'alpine:3',
+        entrypoint: 'python',
+        args: [perRun ? '--id=${app_id}' : '--id', padding],
+        env: { TORCHX_JOB_ID: 'aws_batch://torchx/${app_id}', LOGLEVEL: 'INFO' },
+        numReplicas: 2,
+        resource: makeResource({ cpu: 1, gpu: 0, memMB: 1024 }),
+      }),
+    ],
+  });
+}
+
 describe('canonicalJson', () => {
   it.each(SAMPLES.map((s) => [JSON.stringify(s).slice(0, 40), s] as const))(
     'sorts keys and leaves undefined out: %s',
@@ -84,6 +105,64 @@ describe('canonicalJson', () => {
   });
 });
 
+describe('the job definition content hash', () => {
+  /** The hash of the definition's content written the plain way. */
+  const referenceHash = (definition: object) => {
+    const { jobDefinitionName: _name, ...content } = definition as Record<string, unknown>;
+    return contentHash(referenceCanonical(content), 12);
+  };
+
+  it('is the same as the plain canonical form gives, for containers with every option', () => {
+    const cfg = awsBatchRunOpts('alice').resolve({
+      queue: 'q',
+      ulimits: { nofile: '1024:4096', core: '0' },
+      job_role_arn: 'arn:aws:iam::123456789012:role/job',
+      execution_role_arn: 'arn:aws:iam::123456789012:role/exec',
+      log_group: '/my/logs',
+      privileged: true,
+      share_id: 'team',
+      retry_rules: ['retry:exit_code:137'],
+    }) as AwsBatchOpts;
+    const role = makeRole({
+      name: 'trainer',
+      image: 'img "quoted"',
+      entrypoint: 'python',
+      args: ['train.py', 'ctl\u0001', 'é'],
+      env: { B: '2', A: '1', 10: 'ten' },
+      resource: makeResource({
+        cpu: 4,
+        gpu: 1,
+        memMB: 2048,
+        capabilities: { 'node.kubernetes.io/instance-type': 'p4d.24xlarge' },
+        devices: { 'vpc.amazonaws.com/efa': 2 },
+      }),
+      mounts: [
+        { type: 'bind', srcPath: '/a', dstPath: '/b', readOnly: true },
+        { type: 'volume', src: 'fs-1', dstPath: '/efs', readOnly: false },
+        { type: 'device', srcPath: '/dev/fuse', dstPath: '/dev/fuse', permissions: 'rw' },
+      ],
+    });
+    const app = makeAppDef({
+      name: 'all',
+      roles: [role, { ...role, name: 'second' }],
+      metadata: { z: 'last', a: 'first' },
+    });
+    const { registerJobDefinition } = translateApp(app, cfg, (p) => `${p}-k3x9`).request;
+    expect(registerJobDefinition.jobDefinitionName).toBe(`all-${referenceHash(registerJobDefinition)}`);
+    expect(definitionHash(registerJobDefinition)).toBe(referenceHash(registerJobDefinition));
+  });
+
+  it('counts a container member the translation does not set (written the general way, not dropped)', () => {
+    const { registerJobDefinition } = translateApp(app('', false), opts(), namer).request;
+    const container = registerJobDefinition.nodeProperties?.nodeRangeProperties?.[0]?.container;
+    if (container === undefined) throw new Error('no container');
+    const before = definitionHash(registerJobDefinition);
+    Object.assign(container, { readonlyRootFilesystem: true });
+    expect(definitionHash(registerJobDefinition)).toBe(referenceHash(registerJobDefinition));
+    expect(definitionHash(registerJobDefinition)).not.toBe(before);
+  });
+});
+
 describe('measureJson and boundJson', () => {
   it.each(SAMPLES.map((s) => [JSON.stringify(s).slice(0, 40), s] as const))(
     'measure the UTF-8 bytes of JSON.stringify exactly, and bound them from above: %s',
@@ -105,27 +184,6 @@ describe('measureJson and boundJson', () => {
 });
 
 describe('aws_batch size quotas', () => {
-  const opts = (): AwsBatchOpts => awsBatchRunOpts('alice').resolve({ queue: 'q' }) as AwsBatchOpts;
-  const namer = (prefix: string) => `${prefix}-k3x9`;
-
-  /** An app whose second argument is `padding`; `perRun` puts the job name in the command. */
-  function app(padding: string, perRun: boolean): AppDef {
-    return makeAppDef({
-      name: 'train',
-      roles: [
-        makeRole({
-          name: 'trainer',
-          image: 'alpine:3',
-          entrypoint: 'python',
-          args: [perRun ? '--id=${app_id}' : '--id', padding],
-          env: { TORCHX_JOB_ID: 'aws_batch://torchx/${app_id}', LOGLEVEL: 'INFO' },
-          numReplicas: 2,
-          resource: makeResource({ cpu: 1, gpu: 0, memMB: 1024 }),
-        }),
-      ],
-    });
-  }
-
   const definitionBytes = (a: AppDef) =>
     Buffer.byteLength(JSON.stringify(translateApp(a, opts(), namer).request.registerJobDefinition), 'utf8');
 
