@@ -34,64 +34,8 @@ import { parseRunRequest } from '../lib/specs/index.js';
 import type { FunctionsEnvironment } from '../test/reliability/helpers/environment.js';
 import { apiEvent, lambdaContext, type ProxyHandler } from '../test/reliability/helpers/lambda.js';
 import { ROOT } from './bundling.js';
+import { APPS } from './lib/dryrun-apps.js';
 import { median, progress, round } from './lib/stats.js';
-
-const DDP = {
-  scheduler: 'aws_batch',
-  component: 'dist.ddp',
-  args: ['-j', '2x8', '--script', 'train.py'],
-  cfg: { queue: 'ml-gpu-queue' },
-};
-
-const FIVE_ROLES = {
-  scheduler: 'aws_batch',
-  cfg: { queue: 'ml-gpu-queue' },
-  app: {
-    name: 'pipeline',
-    roles: ['reader', 'trainer', 'evaluator', 'ps', 'writer'].map((name, i) => ({
-      name,
-      image: 'ghcr.io/pytorch/torchx:0.8',
-      entrypoint: 'python',
-      args: ['-m', `pipeline.${name}`, '--shard', String(i)],
-      env: { ROLE: name, LOGLEVEL: 'INFO' },
-      numReplicas: i + 1,
-      resource: { cpu: 4, gpu: i === 1 ? 8 : 0, memMB: 16_384 },
-      maxRetries: 2,
-    })),
-  },
-};
-
-/** The AppDef of bench/torchx-dryrun.py's `sagemaker_app` (TorchX requires `instance_type`). */
-const SAGEMAKER = {
-  scheduler: 'aws_sagemaker',
-  cfg: {
-    role: 'arn:aws:iam::123456789012:role/sm-exec',
-    instance_type: 'ml.g5.xlarge',
-    output_path: 's3://my-bucket/out',
-  },
-  app: {
-    name: 'train',
-    roles: [
-      {
-        name: 'trainer',
-        image: '123456789012.dkr.ecr.us-east-1.amazonaws.com/train:1',
-        entrypoint: 'python',
-        args: ['train.py', '--epochs', '10', '--lr', '0.01'],
-        env: { LOGLEVEL: 'INFO' },
-        numReplicas: 2,
-        resource: 'aws_g5.xlarge',
-        maxRetries: 1,
-      },
-    ],
-  },
-};
-
-/** The apps, by the names bench/torchx-dryrun.py knows them by. */
-const APPS = [
-  ['dist.ddp 2x8 (aws_batch)', DDP],
-  ['5-role AppDef (aws_batch)', FIVE_ROLES],
-  ['1-role AppDef (aws_sagemaker)', SAGEMAKER],
-] as const;
 
 /** How a dry run was invoked. */
 export type DryrunVia = 'handler' | 'runner' | 'runner, app given' | 'scheduler' | 'torchx';
