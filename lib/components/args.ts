@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parseKeyValueLiteral } from '../specs/index.js';
+import { clonePlain, parseKeyValueLiteral } from '../specs/index.js';
 import { ComponentArgumentError } from './errors.js';
 
 /** Types a component parameter may have. `list` is comma-separated, `dict` is `K=V,K2=V2`. */
@@ -118,6 +118,56 @@ function flagsOf(param: ComponentParam): string[] {
   return param.name.length === 1 ? [`-${param.name}`, `--${param.name}`] : [`--${param.name}`];
 }
 
+/** A component's parameters by flag, and its long flags (for prefixes). */
+interface FlagIndex {
+  byFlag: ReadonlyMap<string, ComponentParam>;
+  longFlags: readonly string[];
+}
+
+/** Flag indexes of the parameter lists seen so far (each component declares its list once). */
+const flagIndexes = new WeakMap<readonly ComponentParam[], FlagIndex>();
+
+function flagIndexOf(params: readonly ComponentParam[]): FlagIndex {
+  let index = flagIndexes.get(params);
+  if (index === undefined) {
+    const byFlag = new Map<string, ComponentParam>();
+    for (const p of params) for (const f of flagsOf(p)) byFlag.set(f, p);
+    index = { byFlag, longFlags: [...byFlag.keys()].filter((f) => f.startsWith('--')) };
+    flagIndexes.set(params, index);
+  }
+  return index;
+}
+
+/** The parameter a flag (or a unique prefix of a long flag) names. */
+function resolveFlag(
+  component: string,
+  params: readonly ComponentParam[],
+  varargs: VarargsParam | undefined,
+  token: string,
+): ComponentParam {
+  const { byFlag, longFlags } = flagIndexOf(params);
+  const exact = byFlag.get(token);
+  if (exact) return exact;
+  if (token.startsWith('--')) {
+    const candidates = longFlags.filter((f) => f.startsWith(token));
+    const unique = new Set(candidates.map((f) => byFlag.get(f)));
+    if (unique.size === 1) return byFlag.get(candidates[0] as string) as ComponentParam;
+    if (unique.size > 1) {
+      throw new ComponentArgumentError(
+        component,
+        token,
+        `ambiguous option: could match ${candidates.join(', ')}`,
+      );
+    }
+  }
+  const known = params.flatMap(flagsOf).join(', ');
+  throw new ComponentArgumentError(
+    component,
+    token,
+    `unrecognized argument; ${component} accepts ${known}${varargs ? ` and positional ${varargs.name} after --` : ''}`,
+  );
+}
+
 /**
  * Parses CLI-style arguments for a component.
  *
@@ -130,33 +180,6 @@ export function parseComponentArgs(
   varargs: VarargsParam | undefined,
   argv: readonly string[],
 ): ComponentArgs {
-  const byFlag = new Map<string, ComponentParam>();
-  for (const p of params) for (const f of flagsOf(p)) byFlag.set(f, p);
-  const longFlags = [...byFlag.keys()].filter((f) => f.startsWith('--'));
-
-  const resolveFlag = (token: string): ComponentParam => {
-    const exact = byFlag.get(token);
-    if (exact) return exact;
-    if (token.startsWith('--')) {
-      const candidates = longFlags.filter((f) => f.startsWith(token));
-      const unique = new Set(candidates.map((f) => byFlag.get(f)));
-      if (unique.size === 1) return byFlag.get(candidates[0] as string) as ComponentParam;
-      if (unique.size > 1) {
-        throw new ComponentArgumentError(
-          component,
-          token,
-          `ambiguous option: could match ${candidates.join(', ')}`,
-        );
-      }
-    }
-    const known = params.flatMap(flagsOf).join(', ');
-    throw new ComponentArgumentError(
-      component,
-      token,
-      `unrecognized argument; ${component} accepts ${known}${varargs ? ` and positional ${varargs.name} after --` : ''}`,
-    );
-  };
-
   const values = new Map<string, ParamValue>();
   let rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -172,7 +195,7 @@ export function parseComponentArgs(
     }
     const eq = token.startsWith('--') ? token.indexOf('=') : -1;
     const flag = eq > 0 ? token.slice(0, eq) : token;
-    const param = resolveFlag(flag);
+    const param = resolveFlag(component, params, varargs, flag);
     let raw: string;
     if (eq > 0) raw = token.slice(eq + 1);
     else {
@@ -200,6 +223,6 @@ export function parseComponentArgs(
       'the following arguments are required',
     );
   }
-  for (const p of params) if (!values.has(p.name)) values.set(p.name, structuredClone(p.default ?? null));
+  for (const p of params) if (!values.has(p.name)) values.set(p.name, clonePlain(p.default ?? null));
   return new ComponentArgs(component, values, rest);
 }

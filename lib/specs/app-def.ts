@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { clonePlain } from './clone.js';
 
 /** Sentinel for a string attribute that must be set but is not (TorchX `MISSING`). */
 export const MISSING = '<MISSING>';
@@ -210,5 +211,5 @@ export function cloneResource(resource: Readonly<Resource>): Resource {
 
 /** Deep copy of an AppDef; use it before any in-place change so callers' objects stay untouched. */
 export function cloneAppDef(app: Readonly<AppDef>): AppDef {
-  return structuredClone(app) as AppDef;
+  return clonePlain(app) as AppDef;
 }

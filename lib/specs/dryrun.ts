@@ -14,6 +14,9 @@ export interface DryRunData<Request> {
   request: Request;
 }
 
+/** The default rendering of a request: indented JSON. */
+const prettyJson = (request: unknown): string => JSON.stringify(request, null, 2);
+
 /**
  * What a scheduler would submit (TorchX `AppDryRunInfo`). `request` is the native request, byte for byte;
  * `format()` renders it for humans.
@@ -34,7 +37,7 @@ export class AppDryRunInfo<Request = unknown> {
     readonly cfg: Cfg,
     /** The native request. */
     readonly request: Request,
-    formatter: (request: Request) => string = (r) => JSON.stringify(r, null, 2),
+    formatter: (request: Request) => string = prettyJson,
   ) {
     this.renderer = { render: formatter };
   }

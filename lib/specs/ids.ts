@@ -20,30 +20,46 @@ const REST_ALPHABET = 'bcdfghjklmnpqrstvwxz012345679';
  * ```
  */
 export function encodeId(value: bigint): string {
-  let v = value;
+  return encodeIdHalves(Number((value >> 32n) & 0xffffffffn), Number(value & 0xffffffffn));
+}
+
+/**
+ * {@link encodeId} of `high * 2^32 + low` in Number arithmetic (no BigInt division): each step divides the
+ * 64-bit value, held as two 32-bit halves, by the alphabet size. Every intermediate stays below 2^37, so it
+ * is exact.
+ */
+function encodeIdHalves(high: number, low: number): string {
+  let hi = high;
+  let lo = low;
   let out = '';
-  while (v > 0n) {
+  while (hi > 0 || lo > 0) {
     const alphabet = out.length === 0 ? FIRST_ALPHABET : REST_ALPHABET;
-    const size = BigInt(alphabet.length);
-    out += alphabet[Number(v % size)];
-    v /= size;
+    const size = alphabet.length;
+    const carried = (hi % size) * 0x1_0000_0000 + lo;
+    hi = Math.floor(hi / size);
+    lo = Math.floor(carried / size);
+    out += alphabet[carried % size];
   }
   return out;
 }
 
 /** A random id from 8 random bytes (TorchX `random_id`). */
 export function randomId(): string {
-  // One system call fills 256 ids; each is used once.
+  // One system call fills 128 ids (two 32-bit halves each, little-endian as the BigUint64 view would read
+  // them); each is used once.
   if (poolNext >= pool.length) {
     getRandomValues(pool);
     poolNext = 0;
   }
-  const value = pool[poolNext] ?? 0n;
-  pool[poolNext++] = 0n;
-  return encodeId(value);
+  const low = pool[poolNext] ?? 0;
+  const high = pool[poolNext + 1] ?? 0;
+  pool[poolNext] = 0;
+  pool[poolNext + 1] = 0;
+  poolNext += 2;
+  return encodeIdHalves(high, low);
 }
 
-const pool = new BigUint64Array(256);
+const pool = new Uint32Array(256);
 let poolNext = pool.length;
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Role } from './app-def.js';
+import { clonePlain } from './clone.js';
 
 /** The macro placeholders (TorchX `specs.macros`). */
 export const macros = {
@@ -38,10 +39,21 @@ export interface MacroValues {
   baseImgRoot?: string;
 }
 
-const TEMPLATE_PATTERN = /\$(?:(\$)|([_a-z][_a-z0-9]*)|\{([_a-z][_a-z0-9]*)\}|())/gi;
+/** `_` or an ASCII letter: the first character of a placeholder name. */
+function isNameStart(code: number): boolean {
+  return code === 95 || ((code | 32) >= 97 && (code | 32) <= 122);
+}
+
+/** `_`, an ASCII letter or a digit: the other characters of a placeholder name. */
+function isNamePart(code: number): boolean {
+  return isNameStart(code) || (code >= 48 && code <= 57);
+}
 
 /**
- * Python `Template(text).safe_substitute(mapping)`.
+ * Python `Template(text).safe_substitute(mapping)`: at each `$`, `$$` becomes `$`; `$name` and `${name}`
+ * (names of `_`, ASCII letters and digits, not starting with a digit) become the mapping's value when it has
+ * the name and stay as they are otherwise; any other `$` stays. Substituted values are not scanned again.
+ * One pass over the text, without a regular expression.
  *
  * @example
  * ```ts
@@ -49,18 +61,52 @@ const TEMPLATE_PATTERN = /\$(?:(\$)|([_a-z][_a-z0-9]*)|\{([_a-z][_a-z0-9]*)\}|()
  * ```
  */
 export function safeSubstitute(text: string, mapping: Readonly<Record<string, string>>): string {
-  return text.replace(
-    TEMPLATE_PATTERN,
-    (match, escaped: string | undefined, named: string | undefined, braced: string | undefined) => {
-      if (escaped !== undefined) return '$';
-      const key = named ?? braced;
-      if (key !== undefined && Object.hasOwn(mapping, key)) return mapping[key] as string;
-      return match;
-    },
-  );
+  let at = text.indexOf('$');
+  // Most arguments and values hold no `$`: nothing to scan.
+  if (at < 0) return text;
+  let out = '';
+  let done = 0; // text before this index is in `out`
+  while (at >= 0) {
+    out += text.slice(done, at);
+    const next = text.charCodeAt(at + 1);
+    let end = at + 1; // the placeholder is text[at, end)
+    let name: string | undefined;
+    if (next === 36) {
+      out += '$';
+      done = at + 2;
+      at = text.indexOf('$', done);
+      continue;
+    }
+    if (isNameStart(next)) {
+      end = at + 2;
+      while (isNamePart(text.charCodeAt(end))) end++;
+      name = text.slice(at + 1, end);
+    } else if (next === 123 && isNameStart(text.charCodeAt(at + 2))) {
+      let close = at + 3;
+      while (isNamePart(text.charCodeAt(close))) close++;
+      if (text.charCodeAt(close) === 125) {
+        name = text.slice(at + 2, close);
+        end = close + 1;
+      }
+    }
+    out +=
+      name !== undefined && Object.hasOwn(mapping, name) ? (mapping[name] as string) : text.slice(at, end);
+    done = end;
+    at = text.indexOf('$', done);
+  }
+  return out + text.slice(done);
 }
 
-function mappingOf(values: MacroValues): Record<string, string> {
+/**
+ * The `safeSubstitute` mapping of macro values (`app_id`, `replica_id`, …), for a translation that
+ * substitutes many strings with the same values.
+ *
+ * @example
+ * ```ts
+ * safeSubstitute('--id ${app_id}', macroMapping({ imgRoot: '', appId: 'a1', replicaId: '0', rank0Env: 'M' })); // '--id a1'
+ * ```
+ */
+export function macroMapping(values: MacroValues): Record<string, string> {
   return {
     img_root: values.imgRoot,
     app_id: values.appId,
@@ -89,12 +135,12 @@ function substituteMetadata(value: unknown, mapping: Record<string, string>): un
  * ```
  */
 export function applyMacros(role: Readonly<Role>, values: MacroValues): Role {
-  const mapping = mappingOf(values);
+  const mapping = macroMapping(values);
   // The substituted fields are built anew; only the rest needs a deep copy (same key order as `role`).
   const { args, env, metadata, ...rest } = role;
   return {
     ...role,
-    ...(structuredClone(rest) as typeof rest),
+    ...clonePlain(rest),
     args: args.map((arg) => safeSubstitute(arg, mapping)),
     env: Object.fromEntries(Object.entries(env).map(([k, v]) => [k, safeSubstitute(v, mapping)])),
     metadata: substituteMetadata(metadata, mapping) as Record<string, unknown>,

@@ -180,6 +180,8 @@ export function parseKeyValueLiteral(literal: string): Record<string, string> {
 export class RunOpts implements Iterable<RunOpt> {
   private readonly opts = new Map<string, RunOpt>();
   private readonly aliasToName = new Map<string, string>();
+  /** {@link resolve}'s view of the options: in declaration order, and each name and alias → its index. */
+  private slots: { list: RunOpt[]; index: Map<string, number> } | undefined;
 
   /**
    * Declares an option. Throws `TypeError` for a required option with a default or a default of the wrong
@@ -202,6 +204,7 @@ export class RunOpts implements Iterable<RunOpt> {
     const aliases = [...new Set([...(camel !== name ? [camel] : []), ...(init.aliases ?? [])])];
     this.opts.set(name, { name, type: init.type, default: defaultValue, required, help: init.help, aliases });
     for (const alias of aliases) this.aliasToName.set(alias, name);
+    this.slots = undefined;
     return this;
   }
 
@@ -243,14 +246,21 @@ export class RunOpts implements Iterable<RunOpt> {
    *   is given under two spellings with different values.
    */
   resolve(cfg: Readonly<Cfg> = {}): Cfg {
+    const { list, index } = this.resolveSlots();
+    // Option values live in `values` by index; `resolved` gets each option's key when it first appears (so
+    // the keys keep the caller's order, then the declaration order) and its value at the end.
+    const values: CfgValue[] = new Array(list.length).fill(null);
+    const present: boolean[] = new Array(list.length).fill(false);
     const resolved: Cfg = {};
-    for (const [key, value] of Object.entries(cfg)) {
-      const canonical = this.opts.has(key) ? key : this.aliasToName.get(key);
-      if (canonical === undefined) {
+    for (const key of Object.keys(cfg)) {
+      const value = cfg[key];
+      const slot = index.get(key);
+      if (slot === undefined) {
         resolved[key] = value;
         continue;
       }
-      const previous = resolved[canonical];
+      const canonical = (list[slot] as RunOpt).name;
+      const previous = values[slot];
       if (previous !== undefined && previous !== null && value !== undefined && value !== null) {
         if (JSON.stringify(previous) !== JSON.stringify(value)) {
           throw new InvalidRunConfigError(
@@ -260,23 +270,30 @@ export class RunOpts implements Iterable<RunOpt> {
           );
         }
       }
-      if (value !== undefined && value !== null) resolved[canonical] = value;
-      else if (!(canonical in resolved)) resolved[canonical] = null;
+      if (value !== undefined && value !== null) values[slot] = value;
+      if (!present[slot]) {
+        present[slot] = true;
+        resolved[canonical] = null;
+      }
     }
-    for (const opt of this.opts.values()) {
+    for (let slot = 0; slot < list.length; slot++) {
+      const opt = list[slot] as RunOpt;
       // TorchX's string form (what `-cfg queue=q,priority=5` gives) is cast with the option's declared type,
       // so that a client can send `-cfg` as strings in one request, without first asking for the options.
-      const given = resolved[opt.name];
-      if (typeof given === 'string' && opt.type !== 'str') resolved[opt.name] = castRunOptValue(opt, given);
-      const value = resolved[opt.name];
-      if (opt.required && (value === undefined || value === null)) {
-        throw new InvalidRunConfigError(
-          `Required run option: ${opt.name}, must be provided and not \`None\``,
-          opt.name,
-          cfg,
-        );
-      }
-      if (value !== undefined && value !== null && !isOfRunOptType(value, opt.type)) {
+      let value = values[slot];
+      if (typeof value === 'string' && opt.type !== 'str') value = castRunOptValue(opt, value);
+      if (value === undefined || value === null) {
+        if (opt.required) {
+          throw new InvalidRunConfigError(
+            `Required run option: ${opt.name}, must be provided and not \`None\``,
+            opt.name,
+            cfg,
+          );
+        }
+        // Each resolution gets its own copy of a list or map default; primitives need none.
+        const fallback = opt.default;
+        value = typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback;
+      } else if (!isOfRunOptType(value, opt.type)) {
         const shown = SECRET_CFG_KEYS.has(opt.name) ? '<hidden>' : pythonRepr(value);
         throw new InvalidRunConfigError(
           `Run option: ${opt.name}, must be of type: ${TYPE_NAMES[opt.type]}, but was: ${shown} (${pythonTypeName(value)})`,
@@ -284,9 +301,27 @@ export class RunOpts implements Iterable<RunOpt> {
           cfg,
         );
       }
-      if (value === undefined || value === null) resolved[opt.name] = structuredClone(opt.default);
+      resolved[opt.name] = value;
     }
     return resolved;
+  }
+
+  /** The options in declaration order and the index of each name and alias (a name wins over an alias). */
+  private resolveSlots(): { list: RunOpt[]; index: Map<string, number> } {
+    if (this.slots === undefined) {
+      const list = [...this.opts.values()];
+      const index = new Map<string, number>();
+      list.forEach((opt, slot) => {
+        for (const alias of opt.aliases) {
+          if (this.aliasToName.get(alias) === opt.name && !this.opts.has(alias)) index.set(alias, slot);
+        }
+      });
+      list.forEach((opt, slot) => {
+        index.set(opt.name, slot);
+      });
+      this.slots = { list, index };
+    }
+    return this.slots;
   }
 
   /**

@@ -6,8 +6,9 @@
  */
 import type { JobDetail, NodeRangeProperty } from '@aws-sdk/client-batch';
 import { type AppState, MISSING, makeRole, NONE, type ReplicaStatus, type Role } from '../../specs/index.js';
+import { nodeRangeOf, resourceFromRequirements } from './container.js';
 import { batchStateOf } from './state.js';
-import { nodeRangeOf, ROLE_NAME_ENV, resourceFromRequirements } from './translate.js';
+import { ROLE_NAME_ENV } from './translate.js';
 
 /** An app id split into its queue and job name. */
 export interface BatchAppId {

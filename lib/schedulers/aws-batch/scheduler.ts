@@ -48,6 +48,7 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import { TORCHX_APP_NAME_TAG } from './checks.js';
 import {
   type BatchAppId,
   type NodeGroup,
@@ -74,7 +75,6 @@ import {
   defaultUniqueNamer,
   isSharedDefinition,
   MAX_UNIQUE_SUFFIX_LENGTH,
-  TORCHX_APP_NAME_TAG,
   TORCHX_VERSION_TAG,
   translateApp,
   type UniqueNamer,

@@ -259,6 +259,11 @@ export const SDK_ONLY_OPTIONS: Readonly<Record<string, string>> = {
     'local images are not pushed by torchx-serverless; push the image to Amazon ECR and use its URI as the role image',
 };
 
+/** `[spelling, snake_case name]` of every SDK-only option: its name, then its camelCase form if different. */
+const SDK_ONLY_SPELLINGS: readonly (readonly [string, string])[] = Object.keys(SDK_ONLY_OPTIONS).flatMap(
+  (name) => [...new Set([name, snakeToCamel(name)])].map((spelling) => [spelling, name] as const),
+);
+
 /**
  * The SDK-only options present (non-null) in `cfg`, under their snake_case or camelCase spelling.
  *
@@ -266,11 +271,9 @@ export const SDK_ONLY_OPTIONS: Readonly<Record<string, string>> = {
  */
 export function sdkOnlyOptionsIn(cfg: Readonly<Cfg>): [string, string][] {
   const found: [string, string][] = [];
-  for (const name of Object.keys(SDK_ONLY_OPTIONS)) {
-    for (const spelling of new Set([name, snakeToCamel(name)])) {
-      const value = cfg[spelling];
-      if (value !== undefined && value !== null) found.push([spelling, name]);
-    }
+  for (const [spelling, name] of SDK_ONLY_SPELLINGS) {
+    const value = cfg[spelling];
+    if (value !== undefined && value !== null) found.push([spelling, name]);
   }
   return found;
 }

@@ -184,6 +184,8 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
   private readonly allowedInstanceTypes: readonly string[] | undefined;
   /** Tags of jobs already looked at by `list` (undefined: not ours); names are never reused. */
   private readonly tagCache = new Map<string, Record<string, string> | undefined>();
+  /** The run options, built on first use (they depend only on the default user). */
+  private runOptions: RunOpts | undefined;
 
   constructor(context: SchedulerContext, options: AwsSageMakerSchedulerOptions = {}) {
     super(AWS_SAGEMAKER, context);
@@ -200,7 +202,8 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
   }
 
   override runOpts(): RunOpts {
-    return sageMakerRunOpts(this.defaultUser);
+    this.runOptions ??= sageMakerRunOpts(this.defaultUser);
+    return this.runOptions;
   }
 
   override capabilities(): SchedulerCapabilities {
@@ -216,7 +219,8 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
   }
 
   /**
-   * Checks everything SageMaker would reject (the base rules, then the full translation).
+   * Checks everything SageMaker would reject (the base rules, then the full translation, with the lengths the
+   * job name affects checked for the longest suffix).
    *
    * @throws ValidationError naming each field; AppNotSupportedError for several roles or mounts.
    */
@@ -226,9 +230,28 @@ export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMa
     translateApp(app, this.runOpts().resolve(cfg) as AwsSageMakerOpts, this.translateContext(LONGEST_ID));
   }
 
+  /**
+   * The base checks, then one translation that makes {@link validate}'s checks itself (lengths for the
+   * longest suffix), so the app is translated once per dry run or run. `cfg` is already resolved.
+   */
+  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsSageMakerRequest> {
+    super.validate(app, cfg);
+    return this.dryRunInfo(app, cfg as AwsSageMakerOpts, LONGEST_ID);
+  }
+
   protected override translate(app: AppDef, cfg: AwsSageMakerOpts): AppDryRunInfo<AwsSageMakerRequest> {
-    const request = translateApp(app, cfg, this.translateContext(this.uniqueId()));
-    return new AppDryRunInfo(this.backend, cloneAppDef(app), cfg, request, (r) => JSON.stringify(r, null, 2));
+    return this.dryRunInfo(app, cfg);
+  }
+
+  private dryRunInfo(
+    app: AppDef,
+    cfg: AwsSageMakerOpts,
+    lengthsForId?: string,
+  ): AppDryRunInfo<AwsSageMakerRequest> {
+    const context = this.translateContext(this.uniqueId());
+    if (lengthsForId !== undefined) context.lengthsForId = lengthsForId;
+    const request = translateApp(app, cfg, context);
+    return new AppDryRunInfo(this.backend, cloneAppDef(app), cfg, request);
   }
 
   private translateContext(uniqueId: string): TranslateContext {

@@ -115,6 +115,11 @@ export interface TranslateContext {
   sessionName: string;
   /** The unique suffix of the job name. */
   uniqueId: string;
+  /**
+   * Check the lengths the job name affects (arguments, env values, hyperparameters holding `${app_id}`) as if
+   * the suffix were this one (the longest), so that the checks hold whatever suffix a run gets.
+   */
+  lengthsForId?: string;
   /** Value of the `torchx.pytorch.org/version` tag. */
   version: string;
   /** Tags the job gets after all others (a deployed stack's tag); none by default, so dry runs match TorchX. */
@@ -297,12 +302,16 @@ function buildTags(
   return [...tags].map(([Key, { value }]) => ({ Key, Value: value }));
 }
 
+/** The length a string has for the checks (see {@link TranslateContext.lengthsForId}). */
+type CheckedLength = (text: string) => number;
+
 function buildEnvironment(
   resolvedRole: Role,
   cfg: AwsSageMakerOpts,
   jobName: string,
   context: TranslateContext,
   issues: Issues,
+  lengthOf: CheckedLength,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   const source: Record<string, string> = {};
@@ -343,17 +352,21 @@ function buildEnvironment(
         `environment variable name '${key}' must match [a-zA-Z_][a-zA-Z0-9_]* (at most 512 characters)`,
       );
     }
-    if (value.length > SAGEMAKER_LIMITS.environmentValueLength) {
+    if (lengthOf(value) > SAGEMAKER_LIMITS.environmentValueLength) {
       issues.add(
         path,
-        `is ${value.length} characters after macro substitution; SageMaker allows at most 512 per environment value`,
+        `is ${lengthOf(value)} characters after macro substitution; SageMaker allows at most 512 per environment value`,
       );
     }
   }
   return env;
 }
 
-function checkHyperParameters(issues: Issues, hyperparameters: Record<string, string>): void {
+function checkHyperParameters(
+  issues: Issues,
+  hyperparameters: Record<string, string>,
+  lengthOf: CheckedLength,
+): void {
   const entries = Object.entries(hyperparameters);
   if (entries.length > SAGEMAKER_LIMITS.hyperParameters) {
     issues.add('cfg.hyperparameters', `has ${entries.length} entries; SageMaker allows at most 100`);
@@ -362,16 +375,21 @@ function checkHyperParameters(issues: Issues, hyperparameters: Record<string, st
     if (key.length > SAGEMAKER_LIMITS.hyperParameterKeyLength) {
       issues.add(`cfg.hyperparameters.${key}`, 'key is longer than 256 characters');
     }
-    if (value.length > SAGEMAKER_LIMITS.hyperParameterValueLength) {
+    if (lengthOf(value) > SAGEMAKER_LIMITS.hyperParameterValueLength) {
       issues.add(
         `cfg.hyperparameters.${key}`,
-        `value is ${value.length} characters; SageMaker allows at most 2500`,
+        `value is ${lengthOf(value)} characters; SageMaker allows at most 2500`,
       );
     }
   }
 }
 
-function checkContainerCommand(issues: Issues, role: Role, args: readonly string[]): void {
+function checkContainerCommand(
+  issues: Issues,
+  role: Role,
+  args: readonly string[],
+  lengthOf: CheckedLength,
+): void {
   const max = SAGEMAKER_LIMITS.containerItemLength;
   if (role.entrypoint === '' || role.entrypoint === MISSING) {
     issues.add('app.roles.0.entrypoint', 'is required: the command the container runs, e.g. python');
@@ -388,10 +406,10 @@ function checkContainerCommand(issues: Issues, role: Role, args: readonly string
     );
   }
   args.forEach((arg, i) => {
-    if (arg.length > max) {
+    if (lengthOf(arg) > max) {
       issues.add(
         `app.roles.0.args.${i}`,
-        `is ${arg.length} characters after macro substitution; SageMaker allows at most ${max} per argument ` +
+        `is ${lengthOf(arg)} characters after macro substitution; SageMaker allows at most ${max} per argument ` +
           '(long "bash -c" commands such as dist.ddp\'s torchrun line hit this). Put the command in a script ' +
           'in the image (e.g. /app/run.sh) and run that, or shorten the job name and arguments',
       );
@@ -661,6 +679,23 @@ function checkSdkOnlyOptions(cfg: AwsSageMakerOpts, issues: Issues): void {
 }
 
 /**
+ * How long a string is for the checks: as it is, or, with `lengthsForId`, as if each occurrence of the job
+ * name were the name made with that (longest) suffix.
+ */
+function checkedLength(
+  jobName: string,
+  cfg: AwsSageMakerOpts,
+  app: AppDef,
+  lengthsForId: string | undefined,
+): CheckedLength {
+  const longest =
+    lengthsForId === undefined ? jobName : trainingJobName(cfg.base_job_name ?? app.name, lengthsForId);
+  const extra = longest.length - jobName.length;
+  if (extra <= 0) return (text) => text.length;
+  return (text) => text.length + extra * (text.split(jobName).length - 1);
+}
+
+/**
  * Translates an app and resolved options into the CreateTrainingJob input.
  *
  * How the AppDef maps:
@@ -690,6 +725,7 @@ export function translateApp(
   checkKmsKey(issues, 'cfg.output_kms_key', cfg.output_kms_key);
 
   const jobName = trainingJobName(cfg.base_job_name ?? app.name, context.uniqueId);
+  const lengthOf = checkedLength(jobName, cfg, app, context.lengthsForId);
   if (!TRAINING_JOB_NAME_PATTERN.test(jobName) || jobName.length > MAX_TRAINING_JOB_NAME_LENGTH) {
     issues.add(
       cfg.base_job_name === null ? 'app.name' : 'cfg.base_job_name',
@@ -718,7 +754,7 @@ export function translateApp(
         'or pass it in a file (e.g. an input channel)',
     );
   }
-  checkContainerCommand(issues, role, resolvedRole.args);
+  checkContainerCommand(issues, role, resolvedRole.args, lengthOf);
 
   const algorithmSpecification = buildAlgorithmSpecification(resolvedRole, cfg, issues);
   const channels = buildChannels(cfg, issues);
@@ -732,9 +768,9 @@ export function translateApp(
   }
   const stoppingCondition = buildStoppingCondition(cfg, issues);
   const tags = buildTags(app, role, cfg, context, issues);
-  const environment = buildEnvironment(resolvedRole, cfg, jobName, context, issues);
+  const environment = buildEnvironment(resolvedRole, cfg, jobName, context, issues, lengthOf);
   const hyperParameters = merged.hyperParameters;
-  checkHyperParameters(issues, hyperParameters);
+  checkHyperParameters(issues, hyperParameters, lengthOf);
   const retries = retryAttempts(role, cfg, issues);
   if (cfg.checkpoint_local_path !== null && cfg.checkpoint_s3_uri === null) {
     issues.add(

@@ -7,7 +7,7 @@
  * @module
  */
 import { type AppDef, applyMacros, type Mount, makeUnique } from '../../specs/index.js';
-import { deviceMountsOf } from '../aws-batch/translate.js';
+import { deviceMountsOf } from '../aws-batch/container.js';
 import { type ImagesToPush, withPushedImages } from '../images.js';
 import type { LocalDockerOpts } from './options.js';
 

@@ -430,3 +430,39 @@ describe('AwsSageMakerScheduler validation', () => {
     expect(sageMaker).not.toHaveReceivedCommand(CreateTrainingJobCommand);
   });
 });
+
+describe('AwsSageMakerScheduler.validatedDryrun', () => {
+  /** An argument that fits with a 1-character suffix but not with the longest (14 characters). */
+  function nearTheLimit(): AppDef {
+    const fits = (arg: string) => {
+      const info = makeScheduler({ ids: ['b'] }).submitDryrun(app({ args: ['train.py', arg] }), BASE_CFG);
+      return (info.request.createTrainingJob.AlgorithmSpecification?.ContainerArguments?.[1] ?? '').length;
+    };
+    const base = fits('--id=${app_id}');
+    return app({ args: ['train.py', `--id=\${app_id}${'x'.repeat(256 - base - 3)}`] });
+  }
+
+  it('rejects in its one translation what validate rejects for the longest suffix, with the same message', () => {
+    const application = nearTheLimit();
+    const scheduler = makeScheduler({ ids: ['b', 'b'] });
+    const cfg = scheduler.runOpts().resolve(BASE_CFG);
+    expect(() => scheduler.submitDryrun(application, cfg)).not.toThrow();
+    const validateError = rejection(application);
+    expect(() => scheduler.validatedDryrun(application, cfg)).toThrow(validateError.message);
+    expect(validateError.message).toMatch(
+      /app\.roles\.0\.args\.1: is 2\d\d characters after macro substitution/,
+    );
+  });
+
+  it('returns what submitDryrun returns for an app that fits, drawing one unique id', () => {
+    const scheduler = makeScheduler({ ids: ['k3x9', 'next'] });
+    const cfg = scheduler.runOpts().resolve(BASE_CFG);
+    const application = app({ args: ['train.py', '--id', '${app_id}'] });
+    const info = scheduler.validatedDryrun(application, cfg);
+    expect(info.request).toEqual(makeScheduler({ ids: ['k3x9'] }).submitDryrun(application, cfg).request);
+    expect(info.request.createTrainingJob.TrainingJobName).toBe('train-k3x9');
+    expect(scheduler.submitDryrun(application, cfg).request.createTrainingJob.TrainingJobName).toBe(
+      'train-next',
+    );
+  });
+});

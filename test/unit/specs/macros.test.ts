@@ -29,6 +29,20 @@ describe('safeSubstitute', () => {
   it('leaves a lone trailing $ alone', () => {
     expect(safeSubstitute('price$', {})).toBe('price$');
   });
+
+  it('keeps a $ that starts no placeholder: ${ without a name and }, a digit, a dash', () => {
+    const mapping = { app_id: 'x' };
+    expect(safeSubstitute('${ ${app_id ${1} $1 $-x ${a-b}', mapping)).toBe('${ ${app_id ${1} $1 $-x ${a-b}');
+    expect(safeSubstitute('$${app_id}${app_id}$app_id$', mapping)).toBe('${app_id}xx$');
+  });
+
+  it('takes ASCII names only, case-insensitively, up to the first other character', () => {
+    expect(safeSubstitute('$App_1.x ${_z}é $éx', { App_1: 'A', _z: 'Z' })).toBe('A.x Zé $éx');
+  });
+
+  it("ignores names the mapping only inherits (such as Object's toString)", () => {
+    expect(safeSubstitute('${toString} $constructor', {})).toBe('${toString} $constructor');
+  });
 });
 
 describe('applyMacros', () => {

@@ -52,6 +52,40 @@ describe('RunOpts', () => {
       });
     });
 
+    it('keeps the keys in the order given (aliases renamed in place), then the options not given in declaration order', () => {
+      const resolved = batchLikeOpts().resolve({
+        metricDefinitions: null,
+        extra: 'kept',
+        queue: 'q',
+        priority: 3,
+      });
+      expect(Object.keys(resolved)).toEqual([
+        'metric_definitions',
+        'extra',
+        'queue',
+        'priority',
+        'privileged',
+        'ratio',
+        'dependencies',
+        'tags',
+      ]);
+      expect(resolved.priority).toBe(3);
+    });
+
+    it('gives each resolution its own copy of a list or map default', () => {
+      const opts = new RunOpts().add('tags', { type: 'dict[str,str]', default: { a: '1' }, help: 'tags' });
+      const first = opts.resolve({});
+      (first.tags as Record<string, string>).a = 'changed';
+      expect(opts.resolve({}).tags).toEqual({ a: '1' });
+    });
+
+    it('sees options added after a first resolution', () => {
+      const opts = batchLikeOpts();
+      opts.resolve({ queue: 'q' });
+      opts.add('late', { type: 'int', default: 7, help: 'added later' });
+      expect(opts.resolve({ queue: 'q' }).late).toBe(7);
+    });
+
     it("raises TorchX's message for a missing required option", () => {
       expect(() => batchLikeOpts().resolve({})).toThrow(
         'Required run option: queue, must be provided and not `None`. Given: <EMPTY>',
