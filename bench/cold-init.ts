@@ -34,7 +34,7 @@ const APP = { scheduler: 'aws_batch', appId: `ml-gpu-queue:${JOB_NAME}` };
 
 /** The record the stub answers `GetItem` and `Query` with (owned by the probe's caller; the state-change
  * fixture moves it to RUNNING). */
-function stubRecord(): AppRecord {
+export function stubRecord(): AppRecord {
   const createdAt = Date.now() - 60_000;
   return {
     handle: makeAppHandle('aws_batch', 'torchx', APP.appId),
@@ -57,8 +57,8 @@ function stubRecord(): AppRecord {
   };
 }
 
-/** The first event each function gets in the probe. */
-function firstEvent(name: string): unknown {
+/** The first event each function gets in the probe (exported for experiments comparing builds). */
+export function firstEvent(name: string): unknown {
   switch (name) {
     case 'Schedulers':
       return apiEvent({ method: 'GET', resource: '/v1/schedulers' });

@@ -5,12 +5,12 @@ import { ValidationError } from '../../lib/specs/index.js';
 import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
-import { handleFromPath } from './handle.js';
+import { appFromPath } from './handle.js';
 
 const STREAMS: readonly LogStream[] = ['combined', 'stdout', 'stderr'];
 
 export const handler = apiHandler({ operation: 'Logs' }, async (req) => {
-  const handle = handleFromPath(req);
+  const { handle, scheduler } = appFromPath(req);
   const request: LogPageRequest = {
     role: req.query('role') ?? '',
     replica: intParam('replica', req.query('replica'), 0, 100_000) ?? 0,
@@ -32,7 +32,7 @@ export const handler = apiHandler({ operation: 'Logs' }, async (req) => {
   if (until) request.until = until;
   if (limit !== undefined) request.limit = limit;
   if (nextToken) request.nextToken = nextToken;
-  const page = await runner().readLogs(handle, request, req.scope);
+  const page = await (await runner(scheduler)).readLogs(handle, request, req.scope);
   const body: Record<string, unknown> = { lines: page.lines, caughtUp: page.caughtUp };
   if (page.nextToken !== undefined) body.nextToken = page.nextToken;
   return { statusCode: 200, body };

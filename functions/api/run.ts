@@ -29,11 +29,9 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req, 
     deadline: now + Math.min(remaining - SUBMISSION_DEADLINE_MARGIN_MS, MAX_SUBMISSION_MS),
     leaseUntil: now + remaining,
   };
-  const result = await runner().runRequest(
-    request,
-    key === undefined ? ctx : { ...ctx, idempotencyKey: key },
-  );
-  const warnings = runner().cfgWarnings(request.scheduler, request.cfg);
+  const runs = await runner(request.scheduler);
+  const result = await runs.runRequest(request, key === undefined ? ctx : { ...ctx, idempotencyKey: key });
+  const warnings = runs.cfgWarnings(request.scheduler, request.cfg);
   return {
     statusCode: 201,
     body: warnings.length === 0 ? handleView(result.record) : { ...handleView(result.record), warnings },

@@ -1,8 +1,8 @@
 /** `GET /v1/schedulers`: the schedulers available here with their run options. */
-import { runner } from '../shared/container.js';
+import { planner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 
 export const handler = apiHandler({ operation: 'ListSchedulers' }, async () => ({
   statusCode: 200,
-  body: { schedulers: runner().describeSchedulers() },
+  body: { schedulers: (await planner()).describeSchedulers() },
 }));

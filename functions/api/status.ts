@@ -3,13 +3,13 @@ import { recordsRunner, runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { boolParam } from '../shared/query.js';
 import { detailView } from '../shared/views.js';
-import { handleFromPath } from './handle.js';
+import { appFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
-  const handle = handleFromPath(req);
-  // Without refresh, status is one read of the record: no scheduler (or its SDK client) is built or asked.
+  const { handle, scheduler } = appFromPath(req);
+  // Without refresh, status is one read of the record: no scheduler (or its SDK client) is loaded or asked.
   const record = boolParam('refresh', req.query('refresh'))
-    ? await runner().refresh(handle, req.scope)
+    ? await (await runner(scheduler)).refresh(handle, req.scope)
     : await recordsRunner().get(handle, req.scope);
   return { statusCode: 200, body: detailView(record) };
 });

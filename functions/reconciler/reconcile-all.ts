@@ -12,7 +12,7 @@ export type ReconcileReport = Record<string, { checked: number; changed: number;
 /** Refreshes every non-terminal record of every enabled scheduler; returns what it checked and changed. */
 export async function reconcileAll(): Promise<ReconcileReport> {
   const report: ReconcileReport = {};
-  const reconciler = runner();
+  const reconciler = await runner();
   for (const scheduler of reconciler.schedulerBackends()) {
     report[scheduler] = await reconciler.reconcile(scheduler);
     metrics.addMetric('ReconciledRecords', 'Count', report[scheduler].checked);

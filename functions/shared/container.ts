@@ -1,18 +1,19 @@
 /**
- * Clients and Runners, built from environment variables (names in env-names.ts) on first use, once per cold
- * start. SDK clients are created here and injected into the store and the schedulers; nothing else builds one.
- * Local mode configures an in-process event sink and an outbox publisher before the first call.
+ * Clients, record store, Planner and Runner, built from environment variables (names in env-names.ts) on first
+ * use, once per cold start. SDK clients are created here and injected into the store and the schedulers;
+ * nothing else builds one. Local mode configures an in-process event sink and an outbox publisher before the
+ * first call.
  *
  * Each function pays only for what it uses:
- * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB): list, status without refresh,
- *   the state-change function. A bundle that uses only this carries no scheduler code and no Batch,
- *   SageMaker or CloudWatch Logs SDK.
- * - {@link runner}: the full Runner (every enabled scheduler, wired in `backends/`). Each scheduler, and its
- *   SDK client, is created when a request first uses it.
+ * - {@link recordsRunner}: the app records over the store alone (DynamoDB): list, status without refresh, the
+ *   state-change function. A bundle that uses only this carries no scheduler, component or dry-run code.
+ * - {@link planner}: dry runs and scheduler descriptions over each scheduler's translation only (no SDK
+ *   client, no DynamoDB): the dry-run and scheduler-listing functions.
+ * - {@link runner}: the full Runner. Each scheduler's module (and its SDK clients) is loaded by a dynamic
+ *   `import()` when a request names it (`backends/index.ts`); the function bundles are built with esbuild
+ *   code splitting, so each such module is a chunk that a cold start does not load until then.
  * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
  *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
- * Scheduler modules are imported statically on purpose: esbuild inlines a dynamic `import()` into the
- * single-file bundle but then cannot tree-shake the SDK packages behind it (the bundles grew by 60%).
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
@@ -21,22 +22,20 @@ import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
-import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
+import {
+  type AppRecordStore,
+  AppRecords,
+  type AppStateChangePublisher,
+  Planner,
+  type PlannerOptions,
+  Runner,
+} from '../../lib/runner/index.js';
 import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
 import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
 import { UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../lib/store/index.js';
-import { awsBatchFactory } from './backends/aws-batch.js';
-import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
 import type { BackendDeps } from './backends/deps.js';
-import {
-  kubernetesFactory,
-  kubernetesMcadFactory,
-  localDockerFactory,
-  lsfFactory,
-} from './backends/dry-run-only.js';
-import { localCwdFactory } from './backends/local-cwd.js';
-import { slurmFactory } from './backends/slurm.js';
+import { BACKENDS, type BackendLoaders } from './backends/index.js';
 import { type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
 import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
 
@@ -59,29 +58,42 @@ export type SdkClient = DynamoDBClient | BatchClient | SageMakerClient | CloudWa
 /** Called with every SDK client the container creates, before its first use. */
 export type ClientHook = (client: SdkClient) => void;
 
+/** A registry of every enabled scheduler whose factories are loaded on demand (see {@link load}). */
+interface LazyRegistry {
+  readonly registry: SchedulerRegistry;
+  /** The factories loaded so far, by scheduler name. */
+  readonly factories: Map<string, SchedulerFactory>;
+  /** Which of a scheduler's two forms this registry loads. */
+  readonly form: keyof BackendLoaders;
+}
+
 let hooks: LocalModeHooks = {};
+let localMode = false;
 let clientHook: ClientHook | undefined;
 let tracingHook: ClientHook | undefined;
 let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtRunnerStore: AppRecordStore | undefined;
-let builtRecordsRunner: Runner | undefined;
-let builtRunner: Runner | undefined;
-let builtRegistry: SchedulerRegistry | undefined;
+let builtRecords: AppRecords | undefined;
+let builtDeps: BackendDeps | undefined;
+let builtRunner: { runner: Runner; schedulers: LazyRegistry } | undefined;
+let builtPlanner: { planner: Planner; schedulers: LazyRegistry } | undefined;
 
 function forget(): void {
   forgetDeploymentConfig();
   builtConfig = undefined;
   builtStore = undefined;
   builtRunnerStore = undefined;
-  builtRecordsRunner = undefined;
+  builtRecords = undefined;
+  builtDeps = undefined;
   builtRunner = undefined;
-  builtRegistry = undefined;
+  builtPlanner = undefined;
 }
 
 /** Local mode: set the in-process bus and publisher. Must run before the first Runner is built. */
 export function configureLocalMode(localHooks: LocalModeHooks): void {
   hooks = localHooks;
+  localMode = true;
   forget();
 }
 
@@ -163,58 +175,76 @@ function runnerStore(): AppRecordStore {
 }
 
 /**
- * A Runner over the record store alone: `get`, `list`, `applyNativeTransition` and the other record verbs.
- * Asking it for a scheduler fails (none is registered): use {@link runner} for those.
+ * The app records over the store alone: `get`, `list`, `applyNativeTransition`. Use {@link runner} for
+ * anything that asks a scheduler.
  */
-export function recordsRunner(): Runner {
-  builtRecordsRunner ??= new Runner({
-    schedulers: new SchedulerRegistry({}, { sessionName: sessionName() }),
-    store: runnerStore(),
-    sessionName: sessionName(),
-  });
-  return builtRecordsRunner;
+export function recordsRunner(): AppRecords {
+  builtRecords ??= new AppRecords({ store: runnerStore(), sessionName: sessionName() });
+  return builtRecords;
 }
 
-const BACKENDS: Readonly<Record<KnownScheduler, (deps: BackendDeps) => SchedulerFactory>> = {
-  aws_batch: awsBatchFactory,
-  aws_sagemaker: awsSageMakerFactory,
-  local_cwd: localCwdFactory,
-  slurm: () => slurmFactory(),
-  local_docker: localDockerFactory,
-  lsf: lsfFactory,
-  kubernetes: kubernetesFactory,
-  kubernetes_mcad: kubernetesMcadFactory,
-};
-
-function build(): Runner {
-  const deployment = deploymentConfig();
+/** What a backend module's factory is given: built once per cold start, shared by every scheduler. */
+function backendDeps(): BackendDeps {
+  if (builtDeps) return builtDeps;
   let logsClient: CloudWatchLogsClient | undefined;
-  const deps: BackendDeps = {
+  builtDeps = {
     created,
     logsClient: (make) => {
       logsClient ??= created(make());
       return logsClient;
     },
     config: config(),
-    deployment,
+    deployment: deploymentConfig(),
     emitLocalTransition: async (appId, transition) => {
       await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
     },
   };
-  const factories: Record<string, SchedulerFactory> = {};
-  for (const name of deps.config.schedulers) {
-    // The config admits only KNOWN_SCHEDULERS, each of which has a backend (the Record's type).
-    const backend = BACKENDS[name as KnownScheduler];
-    factories[name] = backend(deps);
+  return builtDeps;
+}
+
+/**
+ * A registry listing every enabled scheduler (so an unknown name is refused with the full list), whose
+ * factories exist once {@link load} has imported their modules.
+ */
+function lazyRegistry(form: keyof BackendLoaders): LazyRegistry {
+  const factories = new Map<string, SchedulerFactory>();
+  const entries: Record<string, SchedulerFactory> = {};
+  for (const name of config().schedulers) {
+    entries[name] = (ctx) => {
+      const factory = factories.get(name);
+      if (factory === undefined) throw new Error(`scheduler ${name} was used before its module was loaded`);
+      return factory(ctx);
+    };
   }
-  builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
-  return new Runner({
-    schedulers: builtRegistry,
-    store: runnerStore(),
+  return { registry: new SchedulerRegistry(entries, { sessionName: sessionName() }), factories, form };
+}
+
+/**
+ * Imports the module of `scheduler` into `lazy` (of every enabled scheduler when undefined), once each. A
+ * name that is not enabled is left to the registry, which refuses it with the enabled names.
+ */
+async function load(lazy: LazyRegistry, scheduler: string | undefined): Promise<void> {
+  const enabled = config().schedulers;
+  const wanted = scheduler === undefined ? enabled : enabled.filter((name) => name === scheduler);
+  await Promise.all(
+    wanted
+      .filter((name) => !lazy.factories.has(name))
+      .map(async (name) => {
+        // The config admits only KNOWN_SCHEDULERS, each of which has loaders (the Record's type).
+        const factory = await BACKENDS[name as KnownScheduler][lazy.form]();
+        lazy.factories.set(name, factory(backendDeps()));
+      }),
+  );
+}
+
+/** What the Planner and the Runner share: the lazy registry, the session and the deployment's host access. */
+function plannerOptions(schedulers: LazyRegistry): PlannerOptions {
+  return {
+    schedulers: schedulers.registry,
     sessionName: sessionName(),
-    hostAccess: deployment.hostAccess,
+    hostAccess: deploymentConfig().hostAccess,
     hostAccessSettings: HOST_ACCESS_SETTINGS,
-  });
+  };
 }
 
 /**
@@ -228,12 +258,34 @@ export function requireSchedulerName(scheduler: string): void {
 }
 
 /**
- * The full Runner of this process (every enabled scheduler), built on first use. Scheduler SDK clients are
- * created when a request first uses their scheduler.
+ * The full Runner of this process, built on first use, with the modules of `scheduler` loaded (of every
+ * enabled scheduler when omitted). Scheduler SDK clients are created when a request first uses their
+ * scheduler.
  */
-export function runner(): Runner {
-  builtRunner ??= build();
-  return builtRunner;
+export async function runner(scheduler?: string): Promise<Runner> {
+  if (builtRunner === undefined) {
+    const schedulers = lazyRegistry('scheduler');
+    builtRunner = { runner: new Runner({ ...plannerOptions(schedulers), store: runnerStore() }), schedulers };
+  }
+  const built = builtRunner;
+  await load(built.schedulers, scheduler);
+  return built.runner;
+}
+
+/**
+ * The Planner of this process (dry runs, scheduler descriptions), built on first use over each scheduler's
+ * translation, with that of `scheduler` loaded (of every enabled scheduler when omitted). In local mode the
+ * full Runner plans, so one instance of each local scheduler serves dry runs and runs.
+ */
+export async function planner(scheduler?: string): Promise<Planner> {
+  if (localMode) return runner(scheduler);
+  if (builtPlanner === undefined) {
+    const schedulers = lazyRegistry('translator');
+    builtPlanner = { planner: new Planner(plannerOptions(schedulers)), schedulers };
+  }
+  const built = builtPlanner;
+  await load(built.schedulers, scheduler);
+  return built.planner;
 }
 
 /**
@@ -242,15 +294,14 @@ export function runner(): Runner {
  * in-process bus like any other. Returns the app ids it touched; none when local_cwd is not enabled.
  */
 export async function recoverLocalApps(): Promise<string[]> {
-  runner();
-  if (!builtRegistry?.has(LOCAL_CWD)) return [];
-  const scheduler = builtRegistry.get(LOCAL_CWD);
+  if (!config().schedulers.includes(LOCAL_CWD)) return [];
+  const scheduler = (await runner(LOCAL_CWD)).scheduler(LOCAL_CWD);
   return scheduler instanceof LocalCwdScheduler ? scheduler.recover() : [];
 }
 
 /** Closes the Runner's schedulers (local mode shutdown), publishes what the local outbox holds, and forgets the clients and Runners. */
 export async function closeRunner(): Promise<void> {
-  const current = builtRunner;
+  const current = builtRunner?.runner;
   const outbox = builtRunnerStore as Partial<OutboxStore> | undefined;
   forget();
   await current?.close();
