@@ -5,15 +5,15 @@
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { BuildOptions } from 'esbuild';
 import { type AppRecord, makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appItem } from '../lib/store/app-items.js';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
-import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
+import { type BuiltBundle, buildBundles, FUNCTION_ENTRIES, ROOT, readBundles } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
 import { median, msSince, progress, round } from './lib/stats.js';
 
@@ -133,6 +133,8 @@ interface ProcessSample {
   /** The first invocation's HTTP status and body (API functions; probe only). */
   status?: number;
   body?: string;
+  /** Inventory runs only: every file the process loaded. */
+  loadedFiles?: string[];
 }
 
 const BARE = [
@@ -159,6 +161,7 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSam
           importMs: report.importMs ?? 0,
           invokeMs: report.invokeMs ?? 0,
           ...(report.status !== undefined ? { status: report.status, body: report.body } : {}),
+          ...(report.loadedFiles !== undefined ? { loadedFiles: report.loadedFiles } : {}),
         });
       } else reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(0, 2000)}`));
     });
@@ -169,8 +172,12 @@ function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSam
 export interface ColdInitResult {
   name: string;
   kind: 'api' | 'event';
-  bytes: number;
+  /** KB importing index.mjs loads (it and its static imports); all of a single-file bundle. */
   kb: number;
+  /** KB of bundle code the import and the first invocation loaded (dynamically imported chunks included). */
+  loadedKb: number;
+  /** KB of every `.mjs` file the function deploys. */
+  deployedKb: number;
   /** Median wall time of "import the bundle" over bare node (ms). */
   importMs: number;
   /** Median wall time of "import + first invocation" over bare node (ms): the cold-init figure. */
@@ -185,13 +192,15 @@ export interface ColdInitResult {
   firstCalls: Record<string, number>;
 }
 
-/** A variant of the build or the runtime flags, measured like the stack's bundles. */
+/** A variant of the build, of the runtime flags, or another build's bundles, measured like the stack's. */
 export interface ColdInitVariant {
   name: string;
   /** esbuild options added to the stack's. */
   build?: BuildOptions;
   /** Node flags instead of the stack's (none). */
   flags?: string[];
+  /** Bundles built elsewhere (`<dir>/<name>/index.mjs`, e.g. another commit's `dist/lambda`). */
+  dir?: string;
 }
 
 /** Cold-init figures of all bundles. */
@@ -200,20 +209,35 @@ export interface ColdInitReport {
   bareNodeCpuMs: number;
   runs: number;
   bundles: ColdInitResult[];
-  /** Per variant: bundle name → median "import + first call" over bare node (ms), and size (KB). */
-  variants: { name: string; bundles: Record<string, { kb: number; initMs: number; importMs: number }> }[];
+  /** The same figures for each variant, measured in the same alternating rounds. */
+  variants: { name: string; bundles: ColdInitResult[] }[];
 }
 
-/** Builds the bundles and measures them. */
+/** One set of bundles under measurement: the stack's, or a variant's. */
+interface MeasuredSet {
+  bundles: BuiltBundle[];
+  flags: string[];
+  samples: Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>;
+  loaded: Map<string, number>;
+  firstCalls: Map<string, Record<string, number>>;
+}
+
+/** Builds the bundles and measures them (and each variant, alternately in the same rounds). */
 export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Promise<ColdInitReport> {
   progress('building bundles with the stack options');
   const outDir = join(tmpdir(), `txs-bench-bundles-${process.pid}`);
-  const bundles = await buildBundles(join(outDir, 'stack'));
-  const variantBundles: { variant: ColdInitVariant; bundles: BuiltBundle[] }[] = [];
-  for (const [i, variant] of variants.entries()) {
-    variantBundles.push({
-      variant,
-      bundles: await buildBundles(join(outDir, `variant-${i}`), variant.build ?? {}),
+  const measured: MeasuredSet[] = [];
+  for (const [i, variant] of [{ name: 'stack' } as ColdInitVariant, ...variants].entries()) {
+    const bundles =
+      variant.dir !== undefined
+        ? readBundles(variant.dir)
+        : await buildBundles(join(outDir, `set-${i}`), variant.build ?? {});
+    measured.push({
+      bundles,
+      flags: variant.flags ?? [],
+      samples: new Map(bundles.map((b) => [b.name, { import: [], invoke: [] }])),
+      loaded: new Map(),
+      firstCalls: new Map(),
     });
   }
   const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
@@ -233,89 +257,72 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
     TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
   };
-  const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
-  const bare: ProcessSample[] = [];
-  const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
-    bundles.map((b) => [b.name, { import: [], invoke: [] }]),
-  );
-  const variantSamples = variantBundles.map(() => new Map<string, { import: number[]; invoke: number[] }>());
-  // One warm-up of each so the file cache is hot (its first invocation must succeed: the stub answers every
-  // request, so a failure here is a broken probe, not a figure), then alternating measured rounds.
-  const firstCalls: Record<string, Record<string, number>> = {};
-  for (const b of bundles) {
-    await timeProcess([...flags, probe, b.file, 'import'], env);
-    stub.calls.clear();
-    const sample = await timeProcess(
-      [...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))],
-      env,
-    );
-    if (sample.status !== undefined && sample.status >= 300) {
-      throw new Error(`cold init: ${b.name}'s first invocation answered ${sample.status}: ${sample.body}`);
-    }
-    firstCalls[b.name] = Object.fromEntries(stub.calls);
-  }
-  for (let round = 0; round < runs; round++) {
-    progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
-    for (const b of bundles) {
-      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
-      bare.push(await timeProcess([...flags, ...BARE], env));
-      s.import.push(await timeProcess([...flags, probe, b.file, 'import'], env));
-      s.invoke.push(
-        await timeProcess([...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], env),
+  const invoke = (set: MeasuredSet, b: BuiltBundle, extra: NodeJS.ProcessEnv = {}) =>
+    timeProcess([...set.flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], {
+      ...env,
+      ...extra,
+    });
+  // First an inventory run of each (untimed: which files the import and the first invocation load, which
+  // requests it sends; its first invocation must succeed: the stub answers every request, so a failure here
+  // is a broken probe, not a figure), which also warms the file cache; then alternating measured rounds.
+  for (const set of measured) {
+    for (const b of set.bundles) {
+      stub.calls.clear();
+      const sample = await invoke(set, b, { TXS_PROBE_INVENTORY: '1' });
+      if (sample.status !== undefined && sample.status >= 300) {
+        throw new Error(`cold init: ${b.file}'s first invocation answered ${sample.status}: ${sample.body}`);
+      }
+      set.firstCalls.set(b.name, Object.fromEntries(stub.calls));
+      const dir = dirname(b.file);
+      const files = new Set((sample.loadedFiles ?? []).filter((f) => f.startsWith(`${dir}/`)));
+      set.loaded.set(
+        b.name,
+        [...files].reduce((sum, f) => sum + statSync(f).size, 0),
       );
-      for (const [v, { variant, bundles: vb }] of variantBundles.entries()) {
-        const file = vb.find((x) => x.name === b.name)?.file ?? b.file;
-        const vflags = variant.flags ?? flags;
-        const map = variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>;
-        const vs = map.get(b.name) ?? { import: [], invoke: [] };
-        map.set(b.name, vs);
-        vs.import.push((await timeProcess([...vflags, probe, file, 'import'], env)).wallMs);
-        vs.invoke.push(
-          (await timeProcess([...vflags, probe, file, 'invoke', JSON.stringify(firstEvent(b.name))], env))
-            .wallMs,
-        );
+    }
+  }
+  const bare: ProcessSample[] = [];
+  const functions = FUNCTION_ENTRIES.length;
+  for (let round = 0; round < runs; round++) {
+    progress(`cold init round ${round + 1}/${runs} (${functions} functions × ${measured.length} builds)`);
+    for (let i = 0; i < functions; i++) {
+      bare.push(await timeProcess(BARE, env));
+      for (const set of measured) {
+        const b = set.bundles[i] as BuiltBundle;
+        const s = set.samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+        s.import.push(await timeProcess([...set.flags, probe, b.file, 'import'], env));
+        s.invoke.push(await invoke(set, b));
       }
     }
   }
   await stub.close();
   const bareNodeMs = median(bare.map((x) => x.wallMs));
   const bareNodeCpuMs = median(bare.map((x) => x.cpuMs));
-  return {
-    bareNodeMs: round(bareNodeMs),
-    bareNodeCpuMs: round(bareNodeCpuMs),
-    runs,
-    variants: variantBundles.map(({ variant, bundles: vb }, v) => ({
-      name: variant.name,
-      bundles: Object.fromEntries(
-        vb.map((b) => {
-          const vs = (variantSamples[v] as Map<string, { import: number[]; invoke: number[] }>).get(b.name);
-          return [
-            b.name,
-            {
-              kb: round(b.bytes / 1024),
-              importMs: round(median(vs?.import ?? []) - bareNodeMs),
-              initMs: round(median(vs?.invoke ?? []) - bareNodeMs),
-            },
-          ];
-        }),
-      ),
-    })),
-    bundles: bundles.map((b: BuiltBundle) => {
-      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+  const results = (set: MeasuredSet): ColdInitResult[] =>
+    set.bundles.map((b) => {
+      const s = set.samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
       return {
         name: b.name,
         kind: b.kind,
-        bytes: b.bytes,
-        kb: round(b.bytes / 1024),
+        kb: round(b.importBytes / 1024),
+        loadedKb: round((set.loaded.get(b.name) ?? 0) / 1024),
+        deployedKb: round(b.deployedBytes / 1024),
         importMs: round(median(s.import.map((x) => x.wallMs)) - bareNodeMs),
         initMs: round(median(s.invoke.map((x) => x.wallMs)) - bareNodeMs),
         initCpuMs: round(median(s.invoke.map((x) => x.cpuMs)) - bareNodeCpuMs),
         inProcessImportMs: round(median(s.import.map((x) => x.importMs))),
         inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
         top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
-        firstCalls: firstCalls[b.name] ?? {},
+        firstCalls: set.firstCalls.get(b.name) ?? {},
       };
-    }),
+    });
+  const [stack, ...others] = measured;
+  return {
+    bareNodeMs: round(bareNodeMs),
+    bareNodeCpuMs: round(bareNodeCpuMs),
+    runs,
+    bundles: stack === undefined ? [] : results(stack),
+    variants: others.map((set, v) => ({ name: variants[v]?.name ?? `variant ${v}`, bundles: results(set) })),
   };
 }

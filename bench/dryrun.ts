@@ -97,7 +97,7 @@ async function torchxRates(): Promise<Record<string, { perSecond: number; usPerO
 
 export async function dryrunThroughput(env: FunctionsEnvironment): Promise<DryrunRow[]> {
   const rows: DryrunRow[] = [];
-  const runner = await env.container.runner('aws_batch');
+  const runner = await env.runners.runner('aws_batch');
   const scheduler = createAwsBatchScheduler({ sessionName: 'torchx' }, { defaultUser: 'alice' });
   progress('dryrun throughput: TorchX submit_dryrun (same AppDefs)');
   const torchx = await torchxRates();

@@ -2,9 +2,9 @@
 import type { LogPageRequest, LogStream } from '../../lib/schedulers/index.js';
 import { compileLogFilter } from '../../lib/schedulers/log-filter.js';
 import { ValidationError } from '../../lib/specs/index.js';
-import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
+import { runner } from '../shared/runners.js';
 import { appFromPath } from './handle.js';
 
 const STREAMS: readonly LogStream[] = ['combined', 'stdout', 'stderr'];

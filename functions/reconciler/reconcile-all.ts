@@ -3,8 +3,9 @@
  * scheduler. The local server calls it on a timer; it must not load the X-Ray tracer (see
  * functions/shared/tracing.ts).
  */
-import { runner } from '../shared/container.js';
+
 import { logger, metrics } from '../shared/powertools.js';
+import { runner } from '../shared/runners.js';
 
 /** Per scheduler: records checked, changed and failed. */
 export type ReconcileReport = Record<string, { checked: number; changed: number; errors: number }>;

@@ -22,8 +22,9 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { closeRunner, configureLocalMode, recoverLocalApps } from '../../functions/shared/container.js';
+import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
+import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
 import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';

@@ -9,6 +9,7 @@ import {
   type AppHandle,
   type AppRecord,
   type AppStateTransition,
+  AppStatus,
   DEFAULT_SESSION,
   makeAppHandle,
   parseAppHandle,
@@ -119,4 +120,16 @@ export class AppRecords {
     }
     return this.applyTransition(record.handle, transition, record);
   }
+}
+
+/** The AppStatus a record stands for. */
+export function statusOfRecord(record: AppRecord): AppStatus {
+  const init: ConstructorParameters<typeof AppStatus>[0] = {
+    state: record.state,
+    numRestarts: record.numRestarts,
+    msg: record.reason ?? '',
+    roles: record.roles,
+  };
+  if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
+  return new AppStatus(init);
 }

@@ -14,7 +14,7 @@ import {
   type AppHandle,
   type AppRecord,
   type AppStateTransition,
-  AppStatus,
+  type AppStatus,
   BACKEND_TEXT_CODES,
   type Cfg,
   isTerminal,
@@ -25,7 +25,7 @@ import {
   SECRET_CFG_KEYS,
   TxsError,
 } from '../specs/index.js';
-import { AppRecords } from './app-records.js';
+import { AppRecords, statusOfRecord } from './app-records.js';
 import {
   IdempotencyConflictError,
   IdempotencyInProgressError,
@@ -581,18 +581,6 @@ export function mayHaveReachedBackend(error: unknown): boolean {
 
 function ownerOf(options: { owner?: string }): { owner?: string } {
   return options.owner === undefined ? {} : { owner: options.owner };
-}
-
-/** The AppStatus a record stands for. */
-export function statusOfRecord(record: AppRecord): AppStatus {
-  const init: ConstructorParameters<typeof AppStatus>[0] = {
-    state: record.state,
-    numRestarts: record.numRestarts,
-    msg: record.reason ?? '',
-    roles: record.roles,
-  };
-  if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
-  return new AppStatus(init);
 }
 
 /**

@@ -38,6 +38,7 @@ import {
   type Role,
   ValidationError,
 } from '../../specs/index.js';
+import { JOB_NAME_PATTERN } from '../aws-names.js';
 import { AppNotSupportedError } from '../errors.js';
 import {
   type AwsBatchOpts,
@@ -56,7 +57,7 @@ export interface AwsBatchRequest {
 
 import { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 
-export { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE };
+export { JOB_NAME_PATTERN, TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE };
 /** Tag key holding the app's name (unsanitised). */
 export const TORCHX_APP_NAME_TAG = 'torchx.pytorch.org/app-name';
 /** Tag key holding the `user` run option. */
@@ -95,9 +96,6 @@ export const MAX_TAG_VALUE_LENGTH = 256;
 export const MAX_ATTEMPTS = 10;
 /** Characters of the content hash in a shared job definition's name. */
 export const DEFINITION_HASH_LENGTH = 12;
-
-/** Valid job (and job definition) names. */
-export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 const NODE_GROUPS_MESSAGE =
   `AWS Batch only supports <= ${MAX_NODE_GROUPS} roles (NodeGroups). ` +
