@@ -1,6 +1,5 @@
 /** `GET /v1/apps/{scheduler}/{appId}/logs`: one page of a replica's log lines. */
 import type { LogPageRequest, LogStream } from '../../lib/schedulers/index.js';
-import { compileLogFilter } from '../../lib/schedulers/log-filter.js';
 import { ValidationError } from '../../lib/specs/index.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam, timeParam } from '../shared/query.js';
@@ -22,7 +21,12 @@ export const handler = apiHandler({ operation: 'Logs' }, async (req) => {
     }
     request.streams = streams as LogStream;
   }
-  const filter = compileLogFilter(req.query('regex'));
+  const regex = req.query('regex');
+  // The regex engine (re2js, ~150 KB) is loaded only by a request that filters.
+  const filter =
+    regex === undefined || regex === ''
+      ? undefined
+      : (await import('../../lib/schedulers/log-filter.js')).compileLogFilter(regex);
   const since = timeParam('since', req.query('since'));
   const until = timeParam('until', req.query('until'));
   const limit = intParam('limit', req.query('limit'), 1, 10_000);
