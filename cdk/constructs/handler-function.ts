@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AssetHashType, DockerImage, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { type IRole, ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
@@ -141,6 +141,22 @@ export class HandlerFunction extends Construct {
 }
 
 /**
+ * CDK's local bundling of one function with the shared definition. Its fields are part of the key CDK caches
+ * staged assets by (a plain object with only `tryBundle` would give every function the first one's bundle).
+ */
+class LocalEsbuildBundling implements ILocalBundling {
+  constructor(
+    readonly projectRoot: string,
+    readonly entry: string,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(this.projectRoot, this.entry, outputDir);
+    return true;
+  }
+}
+
+/**
  * The code of `entry`, bundled at synth time with the esbuild of `projectRoot` (no Docker). The asset is
  * hashed by its output, as NodejsFunction does; a synth that skips bundling (tests) bundles nothing.
  */
@@ -150,12 +166,7 @@ function bundledCode(projectRoot: string, entry: string): Code {
     bundling: {
       // Never used: local bundling always succeeds or throws (no esbuild in projectRoot).
       image: DockerImage.fromRegistry('dummy'),
-      local: {
-        tryBundle(outputDir) {
-          bundleFunction(projectRoot, entry, outputDir);
-          return true;
-        },
-      },
+      local: new LocalEsbuildBundling(projectRoot, entry),
     },
   });
 }

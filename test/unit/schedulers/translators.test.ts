@@ -10,7 +10,7 @@ import {
 } from '../../../lib/schedulers/aws-sagemaker/index.js';
 import { NotSupportedError } from '../../../lib/schedulers/errors.js';
 import type { Scheduler } from '../../../lib/schedulers/scheduler.js';
-import { makeAppDef, makeRole, namedResource } from '../../../lib/specs/index.js';
+import { type Cfg, makeAppDef, makeRole, namedResource } from '../../../lib/specs/index.js';
 import { fakeBatchClient, fakeLogsClient } from '../aws-batch/helpers.js';
 
 const context = { sessionName: 'torchx' };
@@ -30,7 +30,7 @@ const app = makeAppDef({
 });
 
 /** The parts of a scheduler that dry runs and `GET /v1/schedulers` use, for comparison. */
-function planned(scheduler: Scheduler, cfg: Record<string, unknown>) {
+function planned(scheduler: Scheduler, cfg: Cfg) {
   const info = scheduler.validatedDryrun(app, scheduler.runOpts().resolve(cfg));
   return {
     request: info.request,
@@ -41,7 +41,7 @@ function planned(scheduler: Scheduler, cfg: Record<string, unknown>) {
   };
 }
 
-async function refusals(scheduler: Scheduler, cfg: Record<string, unknown>): Promise<unknown[]> {
+async function refusals(scheduler: Scheduler, cfg: Cfg): Promise<unknown[]> {
   const info = scheduler.submitDryrun(app, cfg);
   return Promise.all([
     scheduler.schedule(info).catch((error: unknown) => error),
