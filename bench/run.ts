@@ -1,9 +1,10 @@
 /**
  * `npm run bench`: every benchmark of issue 7, printed as tables and written to bench/results/latest.json.
  * `npm run bench -- --only=sizes,cold,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
- * fewer runs and smaller tables (for trying changes, not for the README). `--baseline=<dir>` measures another
- * build's function bundles (`<dir>/<Function>/index.mjs`, e.g. another commit's `dist/lambda`) in the same
- * alternating cold-init rounds; `--out=<name>` writes bench/results/<name>.json.
+ * fewer runs and smaller tables (for trying changes, not for the README). `--baseline=<dir>` (repeatable)
+ * measures another build's function bundles (`<dir>/<Function>/index.mjs`, e.g. another commit's
+ * `dist/lambda`) in the same alternating cold-init rounds; `--rounds=<n>` sets their number;
+ * `--out=<name>` writes bench/results/<name>.json.
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,9 +45,8 @@ const section = (title: string, body: string) => {
   process.stdout.write(text);
 };
 
-const baselineArg = args.find((a) => a.startsWith('--baseline='));
-/** Bundles of another build (`<dir>/<Function>/index.mjs`) measured alternately with this one's. */
-const baseline = baselineArg ? baselineArg.slice('--baseline='.length) : undefined;
+/** Bundles of other builds (`<dir>/<Function>/index.mjs`) measured alternately with this one's. */
+const baselines = args.filter((a) => a.startsWith('--baseline=')).map((a) => a.slice('--baseline='.length));
 
 if (wanted('sizes')) {
   progress('bundle sizes: stack options, plus two experiments');
@@ -90,9 +90,10 @@ if (wanted('sizes')) {
 
 if (wanted('cold')) {
   const { coldInit } = await import('./cold-init.js');
+  const roundsArg = args.find((a) => a.startsWith('--rounds='));
   const report = await coldInit(
-    quick ? 3 : 11,
-    baseline === undefined ? [] : [{ name: `baseline (${baseline})`, dir: baseline }],
+    roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 3 : 11,
+    baselines.map((dir) => ({ name: dir, dir })),
   );
   results.coldInit = report;
   section(
