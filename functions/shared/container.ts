@@ -8,7 +8,7 @@
  * - {@link recordsRunner} (here): the app records over the store alone (DynamoDB): list, status without
  *   refresh, the state-change function. Their bundles carry no scheduler, component or dry-run code.
  * - `planner()` and `runner()` (runners.ts): dry runs over each scheduler's translation, and the full Runner
- *   with the scheduler modules a request names, loaded by dynamic `import()`.
+ *   (the SDK-free scheduler modules loaded by dynamic `import()` when a request names one).
  * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
  *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
  * This module imports no scheduler code: with esbuild code splitting, a module a handler's graph imports is

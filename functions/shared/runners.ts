@@ -1,8 +1,8 @@
 /**
  * The full Runner (run, status with refresh, cancel, delete, logs, the reconciler), built on the container's
- * store and clients on first use, once per cold start. Each scheduler's module is loaded by a dynamic
- * `import()` when a request names it (`backends/schedulers.ts`): the function bundles are built with esbuild
- * code splitting, so such a module and its SDK clients are a chunk that a cold start does not load until then.
+ * store and clients on first use, once per cold start. The AWS schedulers come with this module; the SDK-free
+ * ones are loaded by a dynamic `import()` when a request first names one (`backends/schedulers.ts`). Each
+ * scheduler, and its SDK clients, is created when a request first uses it.
  */
 import { Runner } from '../../lib/runner/index.js';
 import { SCHEDULER_MODULES } from './backends/schedulers.js';

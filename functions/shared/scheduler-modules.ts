@@ -1,7 +1,7 @@
 /**
  * What the Planner and the Runner wiring share: a scheduler registry that lists every enabled scheduler and
- * imports each one's module (a chunk of the function bundle) the first time a request names it, and the
- * dependencies those modules' factories get.
+ * loads each one's module (for the SDK-free schedulers a chunk of the function bundle) the first time a
+ * request names it, and the dependencies those modules' factories get.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { localStateChangeEvent } from '../../lib/events/index.js';

@@ -1,7 +1,7 @@
 /**
  * Where the Planner finds each scheduler's translation (run options, capabilities, dry runs). aws_batch and
  * aws_sagemaker, the deployed stack's schedulers, are SDK-free modules imported statically (~50 KB of plain
- * code: loading them as chunks cost the first dry run a dozen more files, measured ~10 ms); the others are
+ * code: as chunks they cost the first dry run a dozen more files, 6–11 ms of CPU here); the others are
  * their backend modules, loaded when a request names them. Kept apart from `schedulers.ts` so that the dry-run
  * and scheduler-listing bundles see none of the full backends' modules.
  */

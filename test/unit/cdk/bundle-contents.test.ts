@@ -120,14 +120,16 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
     expect(chunkLoads('Status', 'functions/shared/runners.ts')).toContain('lib/runner/runner.ts');
   });
 
-  it('loads each AWS scheduler on demand: an aws_batch request loads no SageMaker client', () => {
+  it('loads the AWS schedulers with the scheduler routes, and the SDK-free backends only on demand', () => {
     for (const name of ['Run', 'Cancel', 'Delete', 'Logs', 'Reconciler']) {
-      expect(matching(importLoads(name), /(Batch|SageMaker)Client\.js$/), name).toEqual([]);
-      const batch = chunkLoads(name, 'functions/shared/backends/aws-batch.ts');
-      expect(matching(batch, /BatchClient\.js$/), name).toHaveLength(1);
-      expect(matching(batch, /client-sagemaker\/|lib\/schedulers\/aws-sagemaker\/scheduler/), name).toEqual(
-        [],
-      );
+      const loads = importLoads(name);
+      expect(matching(loads, /(Batch|SageMaker)Client\.js$/), name).toHaveLength(2);
+      expect(
+        matching(loads, /^lib\/schedulers\/(local-cwd|slurm|kubernetes|lsf|local-docker)\//),
+        name,
+      ).toEqual([]);
+      const sdkFree = chunkLoads(name, 'functions/shared/backends/sdk-free-backends.ts');
+      expect(matching(sdkFree, /^lib\/schedulers\/local-cwd\//).length, name).toBeGreaterThan(0);
     }
   });
 
