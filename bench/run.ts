@@ -1,8 +1,8 @@
 /**
  * `npm run bench`: every benchmark of issue 7, printed as tables and written to bench/results/latest.json.
  * `npm run bench -- --only=sizes,cold,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
- * fewer runs and smaller tables (for trying changes, not for the README). `--baseline=<dir>` (repeatable)
- * measures another build's function bundles (`<dir>/<Function>/index.mjs`, e.g. another commit's
+ * fewer runs and smaller tables (for trying changes, not for the README). `--baseline=[<label>=]<dir>`
+ * (repeatable) measures another build's function bundles (`<dir>/<Function>/index.mjs`, e.g. another commit's
  * `dist/lambda`) in the same alternating cold-init rounds; `--rounds=<n>` sets their number;
  * `--out=<name>` writes bench/results/<name>.json.
  */
@@ -46,7 +46,13 @@ const section = (title: string, body: string) => {
 };
 
 /** Bundles of other builds (`<dir>/<Function>/index.mjs`) measured alternately with this one's. */
-const baselines = args.filter((a) => a.startsWith('--baseline=')).map((a) => a.slice('--baseline='.length));
+const baselines = args
+  .filter((a) => a.startsWith('--baseline='))
+  .map((a) => {
+    const value = a.slice('--baseline='.length);
+    const at = value.indexOf('=');
+    return at < 0 ? { name: value, dir: value } : { name: value.slice(0, at), dir: value.slice(at + 1) };
+  });
 
 if (wanted('sizes')) {
   progress('bundle sizes: stack options, plus two experiments');
@@ -93,7 +99,7 @@ if (wanted('cold')) {
   const roundsArg = args.find((a) => a.startsWith('--rounds='));
   const report = await coldInit(
     roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 3 : 11,
-    baselines.map((dir) => ({ name: dir, dir })),
+    baselines,
   );
   results.coldInit = report;
   section(
