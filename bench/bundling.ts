@@ -1,13 +1,15 @@
 /**
- * The stack's Lambda bundling for the benchmarks: every function built with the options of
- * scripts/lambda-bundle-options.ts (the stack's `LAMBDA_BUNDLING`), with the largest inputs of each bundle.
+ * The stack's Lambda bundling for the benchmarks: every function built with the one bundling definition
+ * (cdk/constructs/lambda-bundling.ts: `index.mjs` plus `chunks/`), with what its import loads, what it
+ * deploys, and the largest inputs of what its import loads. A directory of bundles built elsewhere (another
+ * commit's, for a before/after run) is read with {@link readBundles}.
  */
-import { mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build } from 'esbuild';
+import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS, ROUTES } from '../functions/routes.js';
-import { LAMBDA_BUNDLE_OPTIONS } from '../scripts/lambda-bundle-options.js';
 
 /** Repository root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -28,11 +30,13 @@ export const FUNCTION_ENTRIES: FunctionEntry[] = FUNCTIONS.map((f) => ({
 
 /** A built bundle. */
 export interface BuiltBundle extends FunctionEntry {
-  /** `<outDir>/<name>/index.mjs`. */
+  /** `<outDir>/<name>/index.mjs`: what Lambda imports. */
   file: string;
-  /** Size of index.mjs (bytes; the source map is not deployed code). */
-  bytes: number;
-  /** Largest inputs by bytes in the output (package or source folder). */
+  /** Bytes importing `index.mjs` loads: it and the chunks it imports statically (source maps excluded). */
+  importBytes: number;
+  /** Bytes of every `.mjs` file of the function (what it deploys, source maps excluded). */
+  deployedBytes: number;
+  /** Largest inputs by bytes of what the import loads (package or source folder); empty for a read bundle. */
   top: { input: string; bytes: number }[];
 }
 
@@ -45,23 +49,41 @@ function groupOf(input: string): string {
   return input.split('/').slice(0, 2).join('/');
 }
 
-/** Builds every function bundle into `outDir` with {@link LAMBDA_BUNDLE_OPTIONS}. */
+/** The outputs importing `entry` loads: it and every chunk reachable by static imports. */
+function staticClosure(metafile: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const stack = [entry];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    for (const imported of metafile.outputs[next]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) stack.push(imported.path);
+    }
+  }
+  return [...seen];
+}
+
+/** Every `.mjs` file under `dir`. */
+function moduleFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.mjs'))
+    .map((f) => join(dir, f));
+}
+
+/** Builds every function bundle into `outDir/<name>/` with the stack's options, plus `options`. */
 export async function buildBundles(outDir: string, options: BuildOptions = {}): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
   for (const fn of FUNCTION_ENTRIES) {
-    const file = join(outDir, fn.name, 'index.mjs');
-    mkdirSync(dirname(file), { recursive: true });
-    const result = await build({
-      ...LAMBDA_BUNDLE_OPTIONS,
-      ...options,
-      absWorkingDir: ROOT,
-      entryPoints: [join(ROOT, fn.entry)],
-      outfile: file,
-      metafile: true,
-    });
+    const dir = join(outDir, fn.name);
+    mkdirSync(dir, { recursive: true });
+    const result = await build({ ...lambdaBuildOptions(ROOT, fn.entry, dir), ...options, metafile: true });
+    const metafile = result.metafile as Metafile;
+    const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/index.mjs') || o === 'index.mjs');
+    if (entry === undefined) throw new Error(`${fn.name}: esbuild wrote no index.mjs`);
+    const loaded = staticClosure(metafile, entry);
     const groups = new Map<string, number>();
-    for (const output of Object.values(result.metafile.outputs)) {
-      for (const [input, info] of Object.entries(output.inputs)) {
+    for (const output of loaded) {
+      for (const [input, info] of Object.entries(metafile.outputs[output]?.inputs ?? {})) {
         groups.set(groupOf(input), (groups.get(groupOf(input)) ?? 0) + info.bytesInOutput);
       }
     }
@@ -69,7 +91,27 @@ export async function buildBundles(outDir: string, options: BuildOptions = {}): 
       .sort((a, b) => b[1] - a[1])
       .slice(0, Number(process.env.TOP ?? 6))
       .map(([input, bytes]) => ({ input, bytes }));
-    built.push({ ...fn, file, bytes: statSync(file).size, top });
+    built.push({
+      ...fn,
+      file: join(dir, 'index.mjs'),
+      importBytes: loaded.reduce((sum, o) => sum + (metafile.outputs[o]?.bytes ?? 0), 0),
+      deployedBytes: moduleFiles(dir).reduce((sum, f) => sum + statSync(f).size, 0),
+      top,
+    });
   }
   return built;
+}
+
+/**
+ * The bundles in `dir/<name>/index.mjs` as another build left them (e.g. `npm run build`'s `dist/lambda` of
+ * another commit). With no metafile to follow, `importBytes` is index.mjs alone (all of a single-file
+ * bundle); the cold-init bench measures what each first call loads either way.
+ */
+export function readBundles(dir: string): BuiltBundle[] {
+  return FUNCTION_ENTRIES.map((fn) => {
+    const file = join(dir, fn.name, 'index.mjs');
+    if (!existsSync(file)) throw new Error(`no bundle ${file}`);
+    const deployedBytes = moduleFiles(join(dir, fn.name)).reduce((sum, f) => sum + statSync(f).size, 0);
+    return { ...fn, file, importBytes: statSync(file).size, deployedBytes, top: [] };
+  });
 }

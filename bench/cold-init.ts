@@ -3,24 +3,22 @@
  * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
  * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
- * Every invocation is a sampled X-Ray trace (`_X_AMZN_TRACE_ID` with `Sampled=1`, a loopback UDP daemon), as
- * with the stack's active tracing, so the figures include what tracing the SDK calls costs.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { BuildOptions } from 'esbuild';
 import { type AppRecord, makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appItem } from '../lib/store/app-items.js';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
-import { type BuiltBundle, buildBundles, ROOT } from './bundling.js';
+import { type BuiltBundle, buildBundles, FUNCTION_ENTRIES, ROOT, readBundles } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
 import { median, msSince, progress, round } from './lib/stats.js';
 import { startXrayDaemonStub } from './lib/xray-daemon-stub.js';
 
-/** The trace header of a sampled invocation (the `not sampled` variant sends `Sampled=0`). */
+/** The trace header of a sampled invocation, as Lambda sets it for a function with active tracing. */
 export const SAMPLED_TRACE_HEADER =
   'Root=1-6744a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1';
 
@@ -64,7 +62,7 @@ export function stubRecord(): AppRecord {
   };
 }
 
-/** The first event each function gets in the probe. */
+/** The first event each function gets in the probe (exported for experiments comparing builds). */
 export function firstEvent(name: string): unknown {
   switch (name) {
     case 'Schedulers':
@@ -77,8 +75,6 @@ export function firstEvent(name: string): unknown {
       return apiEvent({ method: 'POST', resource: '/v1/apps', body: BODY });
     case 'List':
       return apiEvent({ method: 'GET', resource: '/v1/apps' });
-    case 'Counts':
-      return apiEvent({ method: 'GET', resource: '/v1/apps/counts' });
     case 'Status':
       return apiEvent({ method: 'GET', resource: '/v1/apps/{scheduler}/{appId}', pathParameters: APP });
     case 'Delete':
@@ -131,8 +127,7 @@ export function firstEvent(name: string): unknown {
   }
 }
 
-/** One measured process. */
-export interface ProcessSample {
+interface ProcessSample {
   /** Wall time of the whole process (ms). */
   wallMs: number;
   /** CPU time (user + system) of the process when it exits (ms). */
@@ -143,16 +138,16 @@ export interface ProcessSample {
   /** The first invocation's HTTP status and body (API functions; probe only). */
   status?: number;
   body?: string;
+  /** Inventory runs only: every file the process loaded. */
+  loadedFiles?: string[];
 }
 
-/** `node` arguments of the bare process every figure is measured against. */
-export const BARE = [
+const BARE = [
   '-e',
   'const c = process.cpuUsage(); process.stderr.write(JSON.stringify({cpuMs: (c.user + c.system) / 1000}))',
 ];
 
-/** Runs `node <args>` and returns its wall time and what the probe reported (CPU time, in-process times). */
-export function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSample> {
+function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessSample> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -171,6 +166,7 @@ export function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Pro
           importMs: report.importMs ?? 0,
           invokeMs: report.invokeMs ?? 0,
           ...(report.status !== undefined ? { status: report.status, body: report.body } : {}),
+          ...(report.loadedFiles !== undefined ? { loadedFiles: report.loadedFiles } : {}),
         });
       } else reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.slice(0, 2000)}`));
     });
@@ -181,8 +177,12 @@ export function timeProcess(args: string[], env: NodeJS.ProcessEnv): Promise<Pro
 export interface ColdInitResult {
   name: string;
   kind: 'api' | 'event';
-  bytes: number;
+  /** KB importing index.mjs loads (it and its static imports); all of a single-file bundle. */
   kb: number;
+  /** KB of bundle code the import and the first invocation loaded (dynamically imported chunks included). */
+  loadedKb: number;
+  /** KB of every `.mjs` file the function deploys. */
+  deployedKb: number;
   /** Median wall time of "import the bundle" over bare node (ms). */
   importMs: number;
   /** Median wall time of "import + first invocation" over bare node (ms): the cold-init figure. */
@@ -199,15 +199,15 @@ export interface ColdInitResult {
   firstTraces: Record<string, number>;
 }
 
-/** A variant of the build or the runtime flags, measured like the stack's bundles. */
+/** A variant of the build, of the runtime flags, or another build's bundles, measured like the stack's. */
 export interface ColdInitVariant {
   name: string;
   /** esbuild options added to the stack's. */
   build?: BuildOptions;
   /** Node flags instead of the stack's (none). */
   flags?: string[];
-  /** Environment variables over the probe's (e.g. an unsampled trace header). */
-  env?: NodeJS.ProcessEnv;
+  /** Bundles built elsewhere (`<dir>/<name>/index.mjs`, e.g. another commit's `dist/lambda`). */
+  dir?: string;
 }
 
 /** Cold-init figures of all bundles. */
@@ -216,26 +216,49 @@ export interface ColdInitReport {
   bareNodeCpuMs: number;
   runs: number;
   bundles: ColdInitResult[];
-  /** Per variant: bundle name → median "import + first call" over bare node (ms), and size (KB). */
-  variants: {
-    name: string;
-    bundles: Record<string, { kb: number; initMs: number; initCpuMs: number; importMs: number }>;
-  }[];
+  /** The same figures for each variant, measured in the same alternating rounds. */
+  variants: { name: string; bundles: ColdInitResult[] }[];
 }
 
-/**
- * The environment of a probe: Lambda's (region, the role's credentials, a sampled trace header and the X-Ray
- * daemon's address) with every AWS endpoint at `awsUrl` and the daemon at `daemonAddress`.
- */
-export function probeEnv(awsUrl: string, daemonAddress: string): NodeJS.ProcessEnv {
-  return {
+/** One set of bundles under measurement: the stack's, or a variant's. */
+interface MeasuredSet {
+  bundles: BuiltBundle[];
+  flags: string[];
+  samples: Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>;
+  loaded: Map<string, number>;
+  firstCalls: Map<string, Record<string, number>>;
+  firstTraces: Map<string, Record<string, number>>;
+}
+
+/** Builds the bundles and measures them (and each variant, alternately in the same rounds). */
+export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Promise<ColdInitReport> {
+  progress('building bundles with the stack options');
+  const outDir = join(tmpdir(), `txs-bench-bundles-${process.pid}`);
+  const measured: MeasuredSet[] = [];
+  for (const [i, variant] of [{ name: 'stack' } as ColdInitVariant, ...variants].entries()) {
+    const bundles =
+      variant.dir !== undefined
+        ? readBundles(variant.dir)
+        : await buildBundles(join(outDir, `set-${i}`), variant.build ?? {});
+    measured.push({
+      bundles,
+      flags: variant.flags ?? [],
+      samples: new Map(bundles.map((b) => [b.name, { import: [], invoke: [] }])),
+      loaded: new Map(),
+      firstCalls: new Map(),
+      firstTraces: new Map(),
+    });
+  }
+  const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
+  const daemon = await startXrayDaemonStub();
+  const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     AWS_REGION: 'us-east-1',
     AWS_ACCESS_KEY_ID: 'bench',
     AWS_SECRET_ACCESS_KEY: 'bench',
     AWS_SESSION_TOKEN: 'bench',
-    AWS_ENDPOINT_URL: awsUrl,
+    AWS_ENDPOINT_URL: stub.url,
     AWS_EC2_METADATA_DISABLED: 'true',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
@@ -243,86 +266,56 @@ export function probeEnv(awsUrl: string, daemonAddress: string): NodeJS.ProcessE
     TXS_TABLE_NAME: 'txs-apps',
     TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
-    // A sampled invocation of a function with active tracing, as Lambda sets it.
+    // Every invocation is sampled, with a loopback X-Ray daemon: the figures include tracing the SDK calls.
     _X_AMZN_TRACE_ID: SAMPLED_TRACE_HEADER,
-    AWS_XRAY_DAEMON_ADDRESS: daemonAddress,
+    AWS_XRAY_DAEMON_ADDRESS: daemon.address,
   };
-}
-
-/** Builds the bundles and measures them. */
-export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Promise<ColdInitReport> {
-  progress('building bundles with the stack options');
-  const outDir = join(tmpdir(), `txs-bench-bundles-${process.pid}`);
-  const bundles = await buildBundles(join(outDir, 'stack'));
-  const variantBundles: { variant: ColdInitVariant; bundles: BuiltBundle[] }[] = [];
-  for (const [i, variant] of variants.entries()) {
-    variantBundles.push({
-      variant,
-      // A variant of the runtime only (flags, environment) runs the stack's bundles.
-      bundles:
-        variant.build === undefined
-          ? bundles
-          : await buildBundles(join(outDir, `variant-${i}`), variant.build),
-    });
-  }
-  const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
-  const daemon = await startXrayDaemonStub();
-  const env = probeEnv(stub.url, daemon.address);
-  const flags: string[] = [];
   const probe = join(ROOT, 'bench/probe.mjs');
-  const bare: ProcessSample[] = [];
-  const samples = new Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>(
-    bundles.map((b) => [b.name, { import: [], invoke: [] }]),
-  );
-  const variantSamples = variantBundles.map(
-    () => new Map<string, { import: number[]; invoke: ProcessSample[] }>(),
-  );
-  // One warm-up of each so the file cache is hot (its first invocation must succeed: the stub answers every
-  // request, so a failure here is a broken probe, not a figure), then alternating measured rounds.
-  const firstCalls: Record<string, Record<string, number>> = {};
-  const firstTraces: Record<string, Record<string, number>> = {};
-  for (const b of bundles) {
-    await timeProcess([...flags, probe, b.file, 'import'], env);
-    stub.calls.clear();
-    daemon.documents.length = 0;
-    const sample = await timeProcess(
-      [...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))],
-      env,
-    );
-    if (sample.status !== undefined && sample.status >= 300) {
-      throw new Error(`cold init: ${b.name}'s first invocation answered ${sample.status}: ${sample.body}`);
-    }
-    firstCalls[b.name] = Object.fromEntries(stub.calls);
-    // Datagrams sent just before the process exited may still be on their way over loopback.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const traces: Record<string, number> = {};
-    for (const document of daemon.documents) {
-      const aws = document.aws as { operation?: string } | undefined;
-      const key = `${String(document.name)}${aws?.operation === undefined ? '' : ` ${aws.operation}`}`;
-      traces[key] = (traces[key] ?? 0) + 1;
-    }
-    firstTraces[b.name] = traces;
-  }
-  for (let round = 0; round < runs; round++) {
-    progress(`cold init round ${round + 1}/${runs} (${bundles.length} bundles, 3 processes each)`);
-    for (const b of bundles) {
-      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
-      bare.push(await timeProcess([...flags, ...BARE], env));
-      s.import.push(await timeProcess([...flags, probe, b.file, 'import'], env));
-      s.invoke.push(
-        await timeProcess([...flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], env),
+  const invoke = (set: MeasuredSet, b: BuiltBundle, extra: NodeJS.ProcessEnv = {}) =>
+    timeProcess([...set.flags, probe, b.file, 'invoke', JSON.stringify(firstEvent(b.name))], {
+      ...env,
+      ...extra,
+    });
+  // First an inventory run of each (untimed: which files the import and the first invocation load, which
+  // requests it sends; its first invocation must succeed: the stub answers every request, so a failure here
+  // is a broken probe, not a figure), which also warms the file cache; then alternating measured rounds.
+  for (const set of measured) {
+    for (const b of set.bundles) {
+      stub.calls.clear();
+      daemon.documents.length = 0;
+      const sample = await invoke(set, b, { TXS_PROBE_INVENTORY: '1' });
+      if (sample.status !== undefined && sample.status >= 300) {
+        throw new Error(`cold init: ${b.file}'s first invocation answered ${sample.status}: ${sample.body}`);
+      }
+      set.firstCalls.set(b.name, Object.fromEntries(stub.calls));
+      // Datagrams sent just before the process exited may still be on their way over loopback.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const traces: Record<string, number> = {};
+      for (const document of daemon.documents) {
+        const aws = document.aws as { operation?: string } | undefined;
+        const key = `${String(document.name)}${aws?.operation === undefined ? '' : ` ${aws.operation}`}`;
+        traces[key] = (traces[key] ?? 0) + 1;
+      }
+      set.firstTraces.set(b.name, traces);
+      const dir = dirname(b.file);
+      const files = new Set((sample.loadedFiles ?? []).filter((f) => f.startsWith(`${dir}/`)));
+      set.loaded.set(
+        b.name,
+        [...files].reduce((sum, f) => sum + statSync(f).size, 0),
       );
-      for (const [v, { variant, bundles: vb }] of variantBundles.entries()) {
-        const file = vb.find((x) => x.name === b.name)?.file ?? b.file;
-        const vflags = variant.flags ?? flags;
-        const venv = { ...env, ...variant.env };
-        const map = variantSamples[v] as Map<string, { import: number[]; invoke: ProcessSample[] }>;
-        const vs = map.get(b.name) ?? { import: [], invoke: [] };
-        map.set(b.name, vs);
-        vs.import.push((await timeProcess([...vflags, probe, file, 'import'], venv)).wallMs);
-        vs.invoke.push(
-          await timeProcess([...vflags, probe, file, 'invoke', JSON.stringify(firstEvent(b.name))], venv),
-        );
+    }
+  }
+  const bare: ProcessSample[] = [];
+  const functions = FUNCTION_ENTRIES.length;
+  for (let round = 0; round < runs; round++) {
+    progress(`cold init round ${round + 1}/${runs} (${functions} functions × ${measured.length} builds)`);
+    for (let i = 0; i < functions; i++) {
+      bare.push(await timeProcess(BARE, env));
+      for (const set of measured) {
+        const b = set.bundles[i] as BuiltBundle;
+        const s = set.samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+        s.import.push(await timeProcess([...set.flags, probe, b.file, 'import'], env));
+        s.invoke.push(await invoke(set, b));
       }
     }
   }
@@ -330,45 +323,31 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
   await daemon.close();
   const bareNodeMs = median(bare.map((x) => x.wallMs));
   const bareNodeCpuMs = median(bare.map((x) => x.cpuMs));
-  return {
-    bareNodeMs: round(bareNodeMs),
-    bareNodeCpuMs: round(bareNodeCpuMs),
-    runs,
-    variants: variantBundles.map(({ variant, bundles: vb }, v) => ({
-      name: variant.name,
-      bundles: Object.fromEntries(
-        vb.map((b) => {
-          const vs = (variantSamples[v] as Map<string, { import: number[]; invoke: ProcessSample[] }>).get(
-            b.name,
-          );
-          return [
-            b.name,
-            {
-              kb: round(b.bytes / 1024),
-              importMs: round(median(vs?.import ?? []) - bareNodeMs),
-              initMs: round(median((vs?.invoke ?? []).map((x) => x.wallMs)) - bareNodeMs),
-              initCpuMs: round(median((vs?.invoke ?? []).map((x) => x.cpuMs)) - bareNodeCpuMs),
-            },
-          ];
-        }),
-      ),
-    })),
-    bundles: bundles.map((b: BuiltBundle) => {
-      const s = samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
+  const results = (set: MeasuredSet): ColdInitResult[] =>
+    set.bundles.map((b) => {
+      const s = set.samples.get(b.name) as { import: ProcessSample[]; invoke: ProcessSample[] };
       return {
         name: b.name,
         kind: b.kind,
-        bytes: b.bytes,
-        kb: round(b.bytes / 1024),
+        kb: round(b.importBytes / 1024),
+        loadedKb: round((set.loaded.get(b.name) ?? 0) / 1024),
+        deployedKb: round(b.deployedBytes / 1024),
         importMs: round(median(s.import.map((x) => x.wallMs)) - bareNodeMs),
         initMs: round(median(s.invoke.map((x) => x.wallMs)) - bareNodeMs),
         initCpuMs: round(median(s.invoke.map((x) => x.cpuMs)) - bareNodeCpuMs),
         inProcessImportMs: round(median(s.import.map((x) => x.importMs))),
         inProcessFirstInvokeMs: round(median(s.invoke.map((x) => x.invokeMs))),
         top: b.top.map((t) => ({ input: t.input, kb: round(t.bytes / 1024) })),
-        firstCalls: firstCalls[b.name] ?? {},
-        firstTraces: firstTraces[b.name] ?? {},
+        firstCalls: set.firstCalls.get(b.name) ?? {},
+        firstTraces: set.firstTraces.get(b.name) ?? {},
       };
-    }),
+    });
+  const [stack, ...others] = measured;
+  return {
+    bareNodeMs: round(bareNodeMs),
+    bareNodeCpuMs: round(bareNodeCpuMs),
+    runs,
+    bundles: stack === undefined ? [] : results(stack),
+    variants: others.map((set, v) => ({ name: variants[v]?.name ?? `variant ${v}`, bundles: results(set) })),
   };
 }

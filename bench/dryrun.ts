@@ -160,10 +160,10 @@ function schedulersOf(
 }
 
 /** The current code: the functions environment's handler and container Runner, this checkout's schedulers. */
-function currentCode(env: FunctionsEnvironment): Code {
+async function currentCode(env: FunctionsEnvironment): Promise<Code> {
   return {
     handler: env.api.Dryrun,
-    runner: env.container.runner() as unknown as Code['runner'],
+    runner: (await env.runners.runner('aws_batch')) as unknown as Code['runner'],
     parseRunRequest: parseRunRequest as Code['parseRunRequest'],
     scheduler: schedulersOf(createAwsBatchScheduler, createAwsSageMakerScheduler),
   };
@@ -176,7 +176,11 @@ async function checkoutCode(checkout: string): Promise<Code> {
   const sagemaker = await load('lib/schedulers/aws-sagemaker/index.ts');
   return {
     handler: (await load('functions/api/dryrun.ts')).handler,
-    runner: (await load('functions/shared/container.ts')).runner(),
+    // The Runner is in runners.ts since the functions were split by route; container.ts before.
+    runner: await (existsSync(join(checkout, 'functions/shared/runners.ts'))
+      ? load('functions/shared/runners.ts')
+      : load('functions/shared/container.ts')
+    ).then((module) => module.runner('aws_batch')),
     parseRunRequest: (await load('lib/specs/index.ts')).parseRunRequest,
     scheduler: schedulersOf(batch.createAwsBatchScheduler, sagemaker.createAwsSageMakerScheduler),
   };
@@ -235,7 +239,7 @@ export async function dryrunThroughput(
   { rounds = 15, chunkMs = 100 }: { rounds?: number; chunkMs?: number } = {},
 ): Promise<DryrunRow[]> {
   const baselineDir = process.env.TXS_DRYRUN_BASELINE;
-  const current = currentCode(env);
+  const current = await currentCode(env);
   const baseline = baselineDir ? await checkoutCode(resolve(baselineDir)) : undefined;
   progress('dryrun: starting TorchX (bench/torchx-dryrun.py)');
   const torchx = await startTorchx();

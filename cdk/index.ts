@@ -4,11 +4,13 @@
  *
  * @module
  */
+export { HandlerFunction, type HandlerFunctionProps } from './constructs/handler-function.js';
 export {
-  HandlerFunction,
-  type HandlerFunctionProps,
+  bundleFunction,
   LAMBDA_BUNDLING,
-} from './constructs/handler-function.js';
+  lambdaBuildOptions,
+  MissingEsbuildError,
+} from './constructs/lambda-bundling.js';
 export {
   DEFAULT_JOB_LOG_GROUPS,
   type DeployedScheduler,

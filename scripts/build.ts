@@ -6,8 +6,9 @@
  * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander inside, no zod; the SigV4
  *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent.
  * - `dist/ui/`: the dashboard (`index.html`, `app.js`, `app.css`), served by `txs ui` from an installed package.
- * - `dist/lambda/<name>/index.mjs`: one bundle per function of functions/routes.ts `FUNCTIONS`, with the
- *   stack's esbuild options; the construct deploys these instead of bundling at synth time.
+ * - `dist/lambda/<name>/`: one bundle per function of functions/routes.ts `FUNCTIONS` (`index.mjs` and its
+ *   `chunks/`), with the stack's esbuild options (cdk/constructs/lambda-bundling.ts); the construct deploys
+ *   these instead of bundling at synth time.
  *
  * Usage: `npm run build` (from a clone, after `npm ci`).
  */
@@ -17,10 +18,10 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
+import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS } from '../functions/routes.js';
 import { buildUiAssets } from '../lib/cli/ui-assets.js';
 import { CLI_BUNDLE_OPTIONS } from './cli-bundle-options.js';
-import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -50,14 +51,7 @@ for (const [file, text] of [
 
 // One bundle per function, exactly as the stack would bundle it.
 await Promise.all(
-  FUNCTIONS.map((fn) =>
-    build({
-      ...LAMBDA_BUNDLE_OPTIONS,
-      absWorkingDir: ROOT,
-      entryPoints: [join(ROOT, fn.entry)],
-      outfile: join(DIST, PREBUILT_DIR_NAME, fn.name, 'index.mjs'),
-    }),
-  ),
+  FUNCTIONS.map((fn) => build(lambdaBuildOptions(ROOT, fn.entry, join(DIST, PREBUILT_DIR_NAME, fn.name)))),
 );
 
 console.log(

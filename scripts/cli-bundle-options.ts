@@ -4,7 +4,7 @@
  * its own chunk when used. The package build uses them, and a test checks what the entry loads eagerly.
  */
 import type { BuildOptions } from 'esbuild';
-import { LAMBDA_BUNDLE_OPTIONS } from './lambda-bundle-options.js';
+import { ESM_REQUIRE_BANNER } from '../cdk/constructs/lambda-bundling.js';
 
 /** The entry point of the command, relative to the repository root. */
 export const CLI_ENTRY = 'lib/cli/main.ts';
@@ -18,7 +18,7 @@ export const CLI_BUNDLE_OPTIONS: BuildOptions = {
   format: 'esm',
   target: 'node20',
   mainFields: ['module', 'main'],
-  banner: { js: LAMBDA_BUNDLE_OPTIONS.banner?.js ?? '' },
+  banner: { js: ESM_REQUIRE_BANNER },
   sourcemap: true,
   sourcesContent: false,
   legalComments: 'none',

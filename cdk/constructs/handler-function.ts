@@ -1,13 +1,12 @@
 /**
- * One Lambda function built from a handler module with the house defaults: local esbuild bundling (ESM,
- * minified, the pinned AWS SDK bundled, no Docker) or the bundle `npm run build` prebuilt with the same
- * options, Node.js 22 on arm64, X-Ray tracing, its own log group with a retention, and its own role that may
- * write only to that log group.
+ * One Lambda function built from a handler module with the house defaults: local esbuild bundling with the
+ * one definition of lambda-bundling.ts (ESM, minified, code splitting, the pinned AWS SDK bundled, no Docker)
+ * or the bundle `npm run build` prebuilt with the same options, Node.js 22 on arm64, X-Ray tracing, its own
+ * log group with a retention, and its own role that may write only to that log group.
  *
  * @module
  */
-import path from 'node:path';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, type ILocalBundling, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2';
 import { type IRole, ManagedPolicy, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import {
@@ -18,42 +17,20 @@ import {
   Runtime,
   Tracing,
 } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-
-/**
- * The esbuild banner for ESM bundles: gives CommonJS dependencies that call `require()` at run time a
- * working `require`.
- */
-export const ESM_REQUIRE_BANNER =
-  "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
-/**
- * The bundling every function gets, in one place: the stack passes it to NodejsFunction and `bench/`
- * rebuilds the same bundles with esbuild from it. ESM for Node 22, minified, source maps without sources,
- * and the AWS SDK bundled (`externalModules: []`): the versions package-lock.json pins, not whatever the
- * runtime ships.
- */
-export const LAMBDA_BUNDLING = {
-  target: 'node22',
-  minify: true,
-  sourceMap: true,
-  sourcesContent: false,
-  mainFields: ['module', 'main'],
-  banner: ESM_REQUIRE_BANNER,
-  externalModules: [] as string[],
-} as const;
+import { bundleFunction } from './lambda-bundling.js';
 
 /** Props of {@link HandlerFunction}. */
 export interface HandlerFunctionProps {
   /** Handler module, relative to `projectRoot` (e.g. `functions/api/run.ts`). It exports `handler`. */
   readonly entry: string;
-  /** Repository root: where `entry`, `package-lock.json` and `node_modules` are. */
+  /** Repository root: where `entry` and `node_modules` (with esbuild) are. */
   readonly projectRoot: string;
   /**
-   * Directory holding this function's prebuilt `index.mjs` (and its source map), as `npm run build` writes
-   * it. When set, the function deploys that directory as is and nothing is bundled at synth time.
+   * Directory holding this function's prebuilt `index.mjs` and `chunks/` (with their source maps), as
+   * `npm run build` writes it. When set, the function deploys that directory as is and nothing is bundled at
+   * synth time.
    * @default - esbuild bundles `entry` from `projectRoot` at synth time
    */
   readonly prebuiltDir?: string;
@@ -84,7 +61,7 @@ export interface HandlerFunctionProps {
 }
 
 /**
- * A `NodejsFunction` with the house defaults, its log group and its role. Grant the function what it calls
+ * A Lambda function with the house defaults, its log group and its role. Grant the function what it calls
  * through {@link HandlerFunction.role}; it starts with write access to its own log group only (no managed
  * policy).
  *
@@ -99,7 +76,7 @@ export interface HandlerFunctionProps {
  * ```
  */
 export class HandlerFunction extends Construct {
-  /** The Lambda function (a `NodejsFunction` when bundled at synth time). */
+  /** The Lambda function. */
   readonly function: LambdaFunction;
   /** The function's execution role. */
   readonly role: IRole;
@@ -144,30 +121,14 @@ export class HandlerFunction extends Construct {
       role.addManagedPolicy(
         ManagedPolicy.fromAwsManagedPolicyName('service-role/AWSLambdaVPCAccessExecutionRole'),
       );
-    this.function =
-      props.prebuiltDir === undefined
-        ? new NodejsFunction(this, 'Function', {
-            ...common,
-            entry: path.join(props.projectRoot, props.entry),
-            handler: 'handler',
-            projectRoot: props.projectRoot,
-            depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-            bundling: {
-              format: OutputFormat.ESM,
-              ...LAMBDA_BUNDLING,
-              mainFields: [...LAMBDA_BUNDLING.mainFields],
-              externalModules: [...LAMBDA_BUNDLING.externalModules],
-              forceDockerBundling: false,
-              // NodejsFunction runs esbuild through npx; keep npx from checking the registry for npm updates,
-              // so that synth stays offline even with no user npmrc.
-              environment: { npm_config_update_notifier: 'false' },
-            },
-          })
-        : new LambdaFunction(this, 'Function', {
-            ...common,
-            code: Code.fromAsset(props.prebuiltDir),
-            handler: 'index.handler',
-          });
+    this.function = new LambdaFunction(this, 'Function', {
+      ...common,
+      code:
+        props.prebuiltDir === undefined
+          ? bundledCode(props.projectRoot, props.entry)
+          : Code.fromAsset(props.prebuiltDir),
+      handler: 'index.handler',
+    });
     this.invokable =
       props.provisionedConcurrency === undefined
         ? this.function
@@ -177,4 +138,35 @@ export class HandlerFunction extends Construct {
             provisionedConcurrentExecutions: props.provisionedConcurrency,
           });
   }
+}
+
+/**
+ * CDK's local bundling of one function with the shared definition. Its fields are part of the key CDK caches
+ * staged assets by (a plain object with only `tryBundle` would give every function the first one's bundle).
+ */
+class LocalEsbuildBundling implements ILocalBundling {
+  constructor(
+    readonly projectRoot: string,
+    readonly entry: string,
+  ) {}
+
+  tryBundle(outputDir: string): boolean {
+    bundleFunction(this.projectRoot, this.entry, outputDir);
+    return true;
+  }
+}
+
+/**
+ * The code of `entry`, bundled at synth time with the esbuild of `projectRoot` (no Docker). The asset is
+ * hashed by its output, as NodejsFunction does; a synth that skips bundling (tests) bundles nothing.
+ */
+function bundledCode(projectRoot: string, entry: string): Code {
+  return Code.fromAsset(projectRoot, {
+    assetHashType: AssetHashType.OUTPUT,
+    bundling: {
+      // Never used: local bundling always succeeds or throws (no esbuild in projectRoot).
+      image: DockerImage.fromRegistry('dummy'),
+      local: new LocalEsbuildBundling(projectRoot, entry),
+    },
+  });
 }

@@ -1,10 +1,12 @@
 /** `DELETE /v1/apps/{scheduler}/{appId}`: removes the app from the scheduler's data plane, cancelling it if live. */
-import { runner } from '../shared/container.js';
+
 import { apiHandler } from '../shared/middleware.js';
+import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
-import { handleFromPath } from './handle.js';
+import { appFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Delete' }, async (req) => {
-  const record = await runner().delete(handleFromPath(req), req.scope);
+  const { handle, scheduler } = appFromPath(req);
+  const record = await (await runner(scheduler)).delete(handle, req.scope);
   return { statusCode: 202, body: handleView(record) };
 });

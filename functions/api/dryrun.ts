@@ -1,12 +1,13 @@
 /** `POST /v1/dryrun`: the exact native request a run would submit; nothing is recorded or submitted. */
 import { parseRunRequest } from '../../lib/specs/index.js';
-import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
+import { planner } from '../shared/planning.js';
 
 export const handler = apiHandler({ operation: 'Dryrun', body: true }, async (req) => {
   const request = parseRunRequest(req.body);
-  const info = runner().dryrunRequest(request, req.owner);
-  const warnings = runner().cfgWarnings(request.scheduler, request.cfg);
+  const plans = await planner(request.scheduler);
+  const info = plans.dryrunRequest(request, req.owner);
+  const warnings = plans.cfgWarnings(request.scheduler, request.cfg);
   return {
     statusCode: 200,
     body: { ...info.toJSON(), text: info.format(), ...(warnings.length === 0 ? {} : { warnings }) },

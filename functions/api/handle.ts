@@ -21,6 +21,12 @@ function canonicalParam(req: ApiRequest, name: string): string {
   return value;
 }
 
+/** The app a path names: its handle, and its scheduler (the module a refresh, cancel or logs loads). */
+export interface AppAddress {
+  readonly handle: string;
+  readonly scheduler: string;
+}
+
 /**
  * Records are keyed by scheduler and app id; the session part of a handle does not select a different app,
  * so the path needs no session. Both parts are validated here: the scheduler's charset, and the app id's
@@ -28,7 +34,7 @@ function canonicalParam(req: ApiRequest, name: string): string {
  *
  * @throws ValidationError naming `scheduler` or `appId`.
  */
-export function handleFromPath(req: ApiRequest): string {
+export function appFromPath(req: ApiRequest): AppAddress {
   const scheduler = canonicalParam(req, 'scheduler');
   if (!SCHEDULER_NAME_PATTERN.test(scheduler)) {
     throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
@@ -37,5 +43,5 @@ export function handleFromPath(req: ApiRequest): string {
   checkAppId(scheduler, appId);
   // After the id's own checks: a malformed id is named as such whatever the scheduler.
   requireSchedulerName(scheduler);
-  return makeAppHandle(scheduler, sessionName(), appId);
+  return { handle: makeAppHandle(scheduler, sessionName(), appId), scheduler };
 }

@@ -1,7 +1,7 @@
 /** `POST /v1/apps`: validate, record, submit; idempotent with an `Idempotency-Key` header. */
 import { parseRunRequest, ValidationError } from '../../lib/specs/index.js';
-import { runner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
+import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -29,11 +29,9 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req, 
     deadline: now + Math.min(remaining - SUBMISSION_DEADLINE_MARGIN_MS, MAX_SUBMISSION_MS),
     leaseUntil: now + remaining,
   };
-  const result = await runner().runRequest(
-    request,
-    key === undefined ? ctx : { ...ctx, idempotencyKey: key },
-  );
-  const warnings = runner().cfgWarnings(request.scheduler, request.cfg);
+  const runs = await runner(request.scheduler);
+  const result = await runs.runRequest(request, key === undefined ? ctx : { ...ctx, idempotencyKey: key });
+  const warnings = runs.cfgWarnings(request.scheduler, request.cfg);
   return {
     statusCode: 201,
     body: warnings.length === 0 ? handleView(result.record) : { ...handleView(result.record), warnings },

@@ -1,8 +1,9 @@
 /** `GET /v1/schedulers`: the schedulers available here with their run options. */
-import { runner } from '../shared/container.js';
+
 import { apiHandler } from '../shared/middleware.js';
+import { planner } from '../shared/planning.js';
 
 export const handler = apiHandler({ operation: 'ListSchedulers' }, async () => ({
   statusCode: 200,
-  body: { schedulers: runner().describeSchedulers() },
+  body: { schedulers: (await planner()).describeSchedulers() },
 }));

@@ -3,8 +3,9 @@
  * scheduler. The local server calls it on a timer, without the handler's Lambda middleware (log context,
  * metrics flush).
  */
-import { runner } from '../shared/container.js';
+
 import { logger, metrics } from '../shared/powertools.js';
+import { runner } from '../shared/runners.js';
 
 /** Per scheduler: records checked, changed and failed. */
 export type ReconcileReport = Record<string, { checked: number; changed: number; errors: number }>;
@@ -12,7 +13,7 @@ export type ReconcileReport = Record<string, { checked: number; changed: number;
 /** Refreshes every non-terminal record of every enabled scheduler; returns what it checked and changed. */
 export async function reconcileAll(): Promise<ReconcileReport> {
   const report: ReconcileReport = {};
-  const reconciler = runner();
+  const reconciler = await runner();
   for (const scheduler of reconciler.schedulerBackends()) {
     report[scheduler] = await reconciler.reconcile(scheduler);
     metrics.addMetric('ReconciledRecords', 'Count', report[scheduler].checked);

@@ -1,44 +1,30 @@
 /**
- * Clients and Runners, built from environment variables (names in env-names.ts) on first use, once per cold
- * start. SDK clients are created here and injected into the store and the schedulers; nothing else builds one.
- * Local mode configures an in-process event sink and an outbox publisher before the first call.
+ * Clients and the record store, built from environment variables (names in env-names.ts) on first use, once
+ * per cold start. SDK clients are created here (and, for the schedulers, by the backend modules through
+ * {@link created}) and injected into the store and the schedulers; nothing else builds one. Local mode
+ * configures an in-process event sink and an outbox publisher before the first call.
  *
  * Each function pays only for what it uses:
- * - {@link recordsRunner}: a Runner over the app record store alone (DynamoDB): list, status without refresh,
- *   the state-change function. A bundle that uses only this carries no scheduler code and no Batch,
- *   SageMaker or CloudWatch Logs SDK.
- * - {@link runner}: the full Runner (every enabled scheduler, wired in `backends/`). Each scheduler, and its
- *   SDK client, is created when a request first uses it.
+ * - {@link recordsRunner} (here): the app records over the store alone (DynamoDB): list, status without
+ *   refresh, the state-change function. Their bundles carry no scheduler, component or dry-run code.
+ * - `planner()` and `runner()` (runners.ts): dry runs over each scheduler's translation, and the full Runner
+ *   (the SDK-free scheduler modules loaded by dynamic `import()` when a request names one).
  * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
  *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
- * Scheduler modules are imported statically on purpose: esbuild inlines a dynamic `import()` into the
- * single-file bundle but then cannot tree-shake the SDK packages behind it (the bundles grew by 60%).
+ * This module imports no scheduler code: with esbuild code splitting, a module a handler's graph imports is
+ * loaded with the handler even from code the handler never runs, as soon as another chunk uses it.
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { localStateChangeEvent } from '../../lib/events/index.js';
+import type { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
-import { type AppRecordStore, type AppStateChangePublisher, Runner } from '../../lib/runner/index.js';
-import { LOCAL_CWD, LocalCwdScheduler } from '../../lib/schedulers/local-cwd/index.js';
-import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
+import { type AppRecordStore, AppRecords, type AppStateChangePublisher } from '../../lib/runner/index.js';
 import { UnknownSchedulerError } from '../../lib/specs/index.js';
-import { DynamoAppRecordStore } from '../../lib/store/index.js';
-import { awsBatchFactory } from './backends/aws-batch.js';
-import { awsSageMakerFactory } from './backends/aws-sagemaker.js';
-import type { BackendDeps } from './backends/deps.js';
-import {
-  kubernetesFactory,
-  kubernetesMcadFactory,
-  localDockerFactory,
-  lsfFactory,
-} from './backends/dry-run-only.js';
-import { localCwdFactory } from './backends/local-cwd.js';
-import { slurmFactory } from './backends/slurm.js';
-import { type FunctionConfig, type KnownScheduler, readFunctionConfig } from './config.js';
-import { deploymentConfig, forgetDeploymentConfig, HOST_ACCESS_SETTINGS } from './deployment-config.js';
+import { DynamoAppRecordStore, documentClientOf } from '../../lib/store/index.js';
+import { type FunctionConfig, readFunctionConfig } from './config.js';
+import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
 
 export { DEFAULT_SCHEDULERS } from './config.js';
@@ -65,24 +51,36 @@ let clientHook: ClientHook | undefined;
 let builtConfig: FunctionConfig | undefined;
 let builtStore: DynamoAppRecordStore | undefined;
 let builtRunnerStore: AppRecordStore | undefined;
-let builtRecordsRunner: Runner | undefined;
-let builtRunner: Runner | undefined;
-let builtRegistry: SchedulerRegistry | undefined;
+let builtRecords: AppRecords | undefined;
+const forgetListeners: (() => void)[] = [];
 
-function forget(): void {
+/**
+ * Forgets the configuration, the clients, the store and everything built on them (the Runners of
+ * runners.ts too, through {@link onForget}): the next call builds them again.
+ */
+export function forgetAll(): void {
   forgetDeploymentConfig();
   builtConfig = undefined;
   builtStore = undefined;
   builtRunnerStore = undefined;
-  builtRecordsRunner = undefined;
-  builtRunner = undefined;
-  builtRegistry = undefined;
+  builtRecords = undefined;
+  for (const listener of forgetListeners) listener();
+}
+
+/** Calls `listener` whenever the container forgets what it built (runners.ts forgets its Runners). */
+export function onForget(listener: () => void): void {
+  forgetListeners.push(listener);
 }
 
 /** Local mode: set the in-process bus and publisher. Must run before the first Runner is built. */
 export function configureLocalMode(localHooks: LocalModeHooks): void {
   hooks = localHooks;
-  forget();
+  forgetAll();
+}
+
+/** The hooks local mode set (none outside local mode). */
+export function localModeHooks(): LocalModeHooks {
+  return hooks;
 }
 
 /**
@@ -91,16 +89,15 @@ export function configureLocalMode(localHooks: LocalModeHooks): void {
  */
 export function configureClients(hook: ClientHook | undefined): void {
   clientHook = hook;
-  forget();
+  forgetAll();
 }
 
-/** Every SDK client the container creates records its calls as X-Ray subsegments (tracing.ts). */
-function traced<T extends object>(client: T): T {
-  return traceSdkCalls(client as T & SdkClient);
-}
-
-function created<T extends object>(client: T): T {
-  traced(client);
+/**
+ * Registers an SDK client the container (or a backend module it loaded) created, before its first use: its
+ * calls are recorded as X-Ray subsegments (tracing.ts).
+ */
+export function created<T extends object>(client: T): T {
+  traceSdkCalls(client as T & SdkClient);
   clientHook?.(client as SdkClient);
   return client;
 }
@@ -135,10 +132,13 @@ export function store(): DynamoAppRecordStore {
         : {},
     ),
   );
-  const documentClient = DynamoDBDocumentClient.from(dynamo, {
-    marshallOptions: { removeUndefinedValues: true },
+  // lib/store builds the document client: this module imports no @aws-sdk/lib-dynamodb (a package without
+  // `sideEffects: false`), so a function that never builds the store does not carry the DynamoDB client.
+  builtStore = new DynamoAppRecordStore({
+    documentClient: documentClientOf(dynamo),
+    tableName,
+    retentionDays,
   });
-  builtStore = new DynamoAppRecordStore({ documentClient, tableName, retentionDays });
   return builtStore;
 }
 
@@ -146,7 +146,7 @@ export function store(): DynamoAppRecordStore {
  * The store the Runners write through: the DynamoDB store, wrapped in the local outbox when local mode set
  * a publisher (in AWS, the table's stream feeds the publisher function instead).
  */
-function runnerStore(): AppRecordStore {
+export function runnerStore(): AppRecordStore {
   if (builtRunnerStore) return builtRunnerStore;
   const publisher = hooks.publisher;
   builtRunnerStore = publisher
@@ -158,59 +158,18 @@ function runnerStore(): AppRecordStore {
   return builtRunnerStore;
 }
 
-/**
- * A Runner over the record store alone: `get`, `list`, `applyNativeTransition` and the other record verbs.
- * Asking it for a scheduler fails (none is registered): use {@link runner} for those.
- */
-export function recordsRunner(): Runner {
-  builtRecordsRunner ??= new Runner({
-    schedulers: new SchedulerRegistry({}, { sessionName: sessionName() }),
-    store: runnerStore(),
-    sessionName: sessionName(),
-  });
-  return builtRecordsRunner;
+/** The local outbox the Runners write through, once built (local mode with a publisher); else undefined. */
+export function builtOutbox(): Partial<OutboxStore> | undefined {
+  return builtRunnerStore as Partial<OutboxStore> | undefined;
 }
 
-const BACKENDS: Readonly<Record<KnownScheduler, (deps: BackendDeps) => SchedulerFactory>> = {
-  aws_batch: awsBatchFactory,
-  aws_sagemaker: awsSageMakerFactory,
-  local_cwd: localCwdFactory,
-  slurm: () => slurmFactory(),
-  local_docker: localDockerFactory,
-  lsf: lsfFactory,
-  kubernetes: kubernetesFactory,
-  kubernetes_mcad: kubernetesMcadFactory,
-};
-
-function build(): Runner {
-  const deployment = deploymentConfig();
-  let logsClient: CloudWatchLogsClient | undefined;
-  const deps: BackendDeps = {
-    created,
-    logsClient: (make) => {
-      logsClient ??= created(make());
-      return logsClient;
-    },
-    config: config(),
-    deployment,
-    emitLocalTransition: async (appId, transition) => {
-      await hooks.emitEvent?.(localStateChangeEvent(appId, transition));
-    },
-  };
-  const factories: Record<string, SchedulerFactory> = {};
-  for (const name of deps.config.schedulers) {
-    // The config admits only KNOWN_SCHEDULERS, each of which has a backend (the Record's type).
-    const backend = BACKENDS[name as KnownScheduler];
-    factories[name] = backend(deps);
-  }
-  builtRegistry = new SchedulerRegistry(factories, { sessionName: sessionName() });
-  return new Runner({
-    schedulers: builtRegistry,
-    store: runnerStore(),
-    sessionName: sessionName(),
-    hostAccess: deployment.hostAccess,
-    hostAccessSettings: HOST_ACCESS_SETTINGS,
-  });
+/**
+ * The app records over the store alone: `get`, `list`, `applyNativeTransition`. Use runners.ts's `runner()`
+ * for anything that asks a scheduler.
+ */
+export function recordsRunner(): AppRecords {
+  builtRecords ??= new AppRecords({ store: runnerStore(), sessionName: sessionName() });
+  return builtRecords;
 }
 
 /**
@@ -221,34 +180,4 @@ function build(): Runner {
 export function requireSchedulerName(scheduler: string): void {
   const names = config().schedulers;
   if (!names.includes(scheduler)) throw new UnknownSchedulerError(scheduler, [...names]);
-}
-
-/**
- * The full Runner of this process (every enabled scheduler), built on first use. Scheduler SDK clients are
- * created when a request first uses their scheduler.
- */
-export function runner(): Runner {
-  builtRunner ??= build();
-  return builtRunner;
-}
-
-/**
- * Local mode, before the server accepts requests: local_cwd settles the apps a previous server left running
- * (exit codes recorded meanwhile) and adopts the replicas still alive; their state changes go through the
- * in-process bus like any other. Returns the app ids it touched; none when local_cwd is not enabled.
- */
-export async function recoverLocalApps(): Promise<string[]> {
-  runner();
-  if (!builtRegistry?.has(LOCAL_CWD)) return [];
-  const scheduler = builtRegistry.get(LOCAL_CWD);
-  return scheduler instanceof LocalCwdScheduler ? scheduler.recover() : [];
-}
-
-/** Closes the Runner's schedulers (local mode shutdown), publishes what the local outbox holds, and forgets the clients and Runners. */
-export async function closeRunner(): Promise<void> {
-  const current = builtRunner;
-  const outbox = builtRunnerStore as Partial<OutboxStore> | undefined;
-  forget();
-  await current?.close();
-  await outbox?.drain?.();
 }

@@ -22,8 +22,9 @@ import {
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import dynalite from 'dynalite';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { closeRunner, configureLocalMode, recoverLocalApps } from '../../functions/shared/container.js';
+import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
+import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { serveUi } from '../cli/ui-assets.js';

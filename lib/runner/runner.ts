@@ -6,51 +6,33 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { type ComponentContext, materializeComponent } from '../components/index.js';
+import type { ComponentContext } from '../components/index.js';
+import { BackendError, type LogIterOptions, type LogPage, type LogPageRequest } from '../schedulers/index.js';
 import {
-  BackendError,
-  type LogIterOptions,
-  type LogPage,
-  type LogPageRequest,
-  type Scheduler,
-  type SchedulerCapabilities,
-  type SchedulerRegistry,
-} from '../schedulers/index.js';
-import {
-  ALLOW_ALL_HOST_ACCESS,
   type AppDef,
   type AppDryRunInfo,
   type AppHandle,
   type AppRecord,
   type AppStateTransition,
-  AppStatus,
+  type AppStatus,
   BACKEND_TEXT_CODES,
   type Cfg,
-  checkHostAccess,
-  cloneAppDef,
-  DEFAULT_SESSION,
-  type HostAccessPolicy,
-  type HostAccessSettingNames,
   isTerminal,
   type ListAppResponse,
-  MISSING,
-  macros,
   makeAppHandle,
   type NewAppRecord,
-  parseAppHandle,
-  type RunOptDescription,
   type RunRequest,
   SECRET_CFG_KEYS,
   TxsError,
-  UnknownAppError,
-  ValidationError,
 } from '../specs/index.js';
+import { AppRecords, statusOfRecord } from './app-records.js';
 import {
   IdempotencyConflictError,
   IdempotencyInProgressError,
   SubmissionOutcomeUnknownError,
   WaitTimeoutError,
 } from './errors.js';
+import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -60,15 +42,9 @@ import type {
   TransitionOutcome,
 } from './store.js';
 
-/** The environment variable TorchX sets to the app's handle. */
-export const TORCHX_JOB_ID_ENV = 'TORCHX_JOB_ID';
-
-/** How the Runner is built. */
-export interface RunnerOptions {
-  schedulers: SchedulerRegistry;
+/** How the Runner is built: a {@link Planner}'s options, the record store and timings. */
+export interface RunnerOptions extends PlannerOptions {
   store: AppRecordStore;
-  /** Default session name; `torchx` like TorchX. */
-  sessionName?: string;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   /** How long a duplicate request waits for the first one holding its Idempotency-Key (ms). */
@@ -85,13 +61,6 @@ export interface RunnerOptions {
    * default 250, 750, 2000).
    */
   lateIndexDelaysMs?: readonly number[];
-  /**
-   * Host access apps may ask for (privileged containers, host bind mounts, devices), checked on every dry run
-   * and run before anything is written. Default: everything (library use; the deployed functions pass theirs).
-   */
-  hostAccess?: HostAccessPolicy;
-  /** Names of the deployment settings that widen `hostAccess`, quoted in refusals. */
-  hostAccessSettings?: HostAccessSettingNames;
 }
 
 /** Who is asking, and how. */
@@ -119,23 +88,6 @@ export interface RunResult {
   record: AppRecord;
   /** False when an idempotent retry returned an earlier submission. */
   created: boolean;
-}
-
-/** One scheduler as `GET /v1/schedulers` shows it. */
-export interface SchedulerDescription {
-  name: string;
-  capabilities: SchedulerCapabilities;
-  runOpts: RunOptDescription[];
-}
-
-/**
- * What components may read of the caller's environment: the `env` run option a scheduler such as
- * `local_cwd` takes (`txs run` sends the caller's environment there), so `LOGLEVEL` reaches components.
- */
-function callerContextOf(cfg: Readonly<Cfg>): ComponentContext {
-  const env = cfg.env;
-  if (env === null || env === undefined || typeof env !== 'object' || Array.isArray(env)) return {};
-  return { env: env as Record<string, string> };
 }
 
 /**
@@ -181,166 +133,29 @@ export function requestHash(value: unknown): string {
  * const status = await runner.wait(handle, { intervalMs: 500 });
  * ```
  */
-export class Runner {
-  readonly sessionName: string;
-  private readonly schedulers: SchedulerRegistry;
+export class Runner extends Planner {
   private readonly store: AppRecordStore;
+  private readonly records: AppRecords;
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly idempotencyWaitMs: number;
   private readonly submitGraceMs: number;
   private readonly idempotencyLeaseMs: number;
-  private readonly lateIndexDelaysMs: readonly number[];
-  private readonly hostAccess: HostAccessPolicy;
-  private readonly hostAccessSettings: HostAccessSettingNames | undefined;
 
   constructor(options: RunnerOptions) {
-    this.schedulers = options.schedulers;
+    super(options);
     this.store = options.store;
-    this.sessionName = options.sessionName ?? DEFAULT_SESSION;
     this.now = options.now ?? Date.now;
     this.sleep = options.sleep ?? realSleep;
+    this.records = new AppRecords({
+      store: options.store,
+      sessionName: this.sessionName,
+      sleep: this.sleep,
+      ...(options.lateIndexDelaysMs === undefined ? {} : { lateIndexDelaysMs: options.lateIndexDelaysMs }),
+    });
     this.idempotencyWaitMs = options.idempotencyWaitMs ?? 20_000;
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
     this.idempotencyLeaseMs = options.idempotencyLeaseMs ?? 30_000;
-    this.lateIndexDelaysMs = options.lateIndexDelaysMs ?? [250, 750, 2000];
-    this.hostAccess = options.hostAccess ?? ALLOW_ALL_HOST_ACCESS;
-    this.hostAccessSettings = options.hostAccessSettings;
-  }
-
-  // ---------------------------------------------------------------- schedulers
-
-  /** Registered scheduler names (TorchX `scheduler_backends`). */
-  schedulerBackends(): string[] {
-    return this.schedulers.names();
-  }
-
-  /** The run options of a scheduler (TorchX `scheduler_run_opts`). */
-  schedulerRunOpts(scheduler: string) {
-    return this.schedulers.get(scheduler).runOpts();
-  }
-
-  /** Every scheduler with its capabilities and run options. */
-  describeSchedulers(): SchedulerDescription[] {
-    return this.schedulers.names().map((name) => {
-      const s = this.schedulers.get(name);
-      return { name, capabilities: s.capabilities(), runOpts: s.runOpts().describe() };
-    });
-  }
-
-  /**
-   * Warnings for a run request's `cfg`: each key that is not a run option of its scheduler, with the
-   * closest option names (the key is ignored, as TorchX does).
-   *
-   * @throws UnknownSchedulerError when the scheduler is not registered.
-   */
-  cfgWarnings(scheduler: string, cfg: Readonly<Cfg>): string[] {
-    return this.schedulers.get(scheduler).runOpts().unknownKeyWarnings(cfg, scheduler);
-  }
-
-  // ---------------------------------------------------------------- dry run
-
-  /**
-   * Validates the app and returns the exact native request, without submitting anything. Rejects apps with
-   * no roles, roles without an entrypoint and non-positive replicas (TorchX's messages), injects
-   * `TORCHX_JOB_ID`, runs the scheduler's validation, then its dry run. A scheduler's `user` option (the
-   * `torchx.pytorch.org/user` tag) defaults to the caller: the user or session name of an IAM `owner`.
-   *
-   * @throws HostAccessDeniedError when the app asks for host access the runner's policy does not allow.
-   * @throws ValidationError / InvalidRunConfigError / UnknownSchedulerError naming what to fix.
-   */
-  dryrun(
-    app: AppDef,
-    scheduler: string,
-    cfg: Cfg = {},
-    session = this.sessionName,
-    owner?: string,
-  ): AppDryRunInfo {
-    return this.dryrunOwned(cloneAppDef(app), scheduler, cfg, session, owner);
-  }
-
-  /** {@link dryrun} of an app this Runner owns (a copy, or a component it just materialized): changed in place. */
-  private dryrunOwned(
-    prepared: AppDef,
-    scheduler: string,
-    cfg: Cfg,
-    session: string,
-    owner: string | undefined,
-  ): AppDryRunInfo {
-    const sched = this.schedulers.get(scheduler);
-    if (prepared.roles.length === 0) {
-      throw ValidationError.forField(
-        'app.roles',
-        `No roles for app: ${prepared.name}. Did you forget to add roles to AppDef?`,
-      );
-    }
-    prepared.roles.forEach((role, i) => {
-      if (!role.entrypoint || role.entrypoint === MISSING) {
-        throw ValidationError.forField(
-          `app.roles.${i}.entrypoint`,
-          `No entrypoint for role: ${role.name}. Set the command the role runs (e.g. "python")`,
-        );
-      }
-      if (role.numReplicas <= 0) {
-        throw ValidationError.forField(
-          `app.roles.${i}.numReplicas`,
-          `Non-positive replicas for role: ${role.name}. Did you forget to set role.num_replicas?`,
-        );
-      }
-      role.env[TORCHX_JOB_ID_ENV] = makeAppHandle(scheduler, session, macros.appId);
-    });
-    const opts = sched.runOpts();
-    const withUser =
-      owner !== undefined && opts.get('user') !== undefined && (cfg.user === undefined || cfg.user === null)
-        ? { ...cfg, user: userNameOf(owner) }
-        : cfg;
-    const resolved = opts.resolve(withUser);
-    checkHostAccess(prepared, resolved, this.hostAccess, this.hostAccessSettings);
-    // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
-    // anyway (and warned about): drop it so its values are neither recorded nor echoed.
-    for (const key of SECRET_CFG_KEYS) if (opts.get(key) === undefined) delete resolved[key];
-    return sched.validatedDryrun(prepared, resolved);
-  }
-
-  /** Materializes a builtin component from CLI-style arguments and dry-runs it. */
-  dryrunComponent(
-    component: string,
-    args: readonly string[],
-    scheduler: string,
-    cfg: Cfg = {},
-    session = this.sessionName,
-    componentContext: ComponentContext = {},
-    owner?: string,
-  ): AppDryRunInfo {
-    this.schedulers.get(scheduler);
-    // A freshly materialized app belongs to no one else: no copy needed.
-    return this.dryrunOwned(
-      materializeComponent(component, args, componentContext),
-      scheduler,
-      cfg,
-      session,
-      owner,
-    );
-  }
-
-  /** Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`. */
-  dryrunRequest(
-    request: RunRequest,
-    owner?: string,
-    componentContext: ComponentContext = callerContextOf(request.cfg),
-  ): AppDryRunInfo {
-    const session = request.session ?? this.sessionName;
-    return request.app !== undefined
-      ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner)
-      : this.dryrunComponent(
-          request.component,
-          request.args,
-          request.scheduler,
-          request.cfg,
-          session,
-          componentContext,
-          owner,
-        );
   }
 
   // ---------------------------------------------------------------- run
@@ -576,16 +391,12 @@ export class Runner {
   // ---------------------------------------------------------------- records and status
 
   /**
-   * The app's record. With `owner`, another owner's app is reported as unknown (404, not 403: handles are
-   * not secrets, but existence is not leaked either).
+   * The app's record ({@link AppRecords.get}).
    *
    * @throws UnknownAppError when there is no such app for this owner.
    */
   async get(handle: AppHandle, owner?: string): Promise<AppRecord> {
-    parseAppHandle(handle);
-    const record = await this.store.get(handle);
-    if (!record || (owner !== undefined && record.owner !== owner)) throw new UnknownAppError(handle);
-    return record;
+    return this.records.get(handle, owner);
   }
 
   /**
@@ -636,53 +447,24 @@ export class Runner {
     return outcome.record ?? record;
   }
 
-  /**
-   * Applies a transition to a record. The single path for submissions, EventBridge events, local scheduler
-   * events, refreshes and the reconciler. Publishes nothing: the `AppState Change` event is produced from
-   * the committed record change (the table's stream; the local outbox in local mode).
-   */
+  /** Applies a transition to a record ({@link AppRecords.applyTransition}). */
   async applyTransition(
     handle: AppHandle,
     transition: AppStateTransition,
     current?: AppRecord,
   ): Promise<TransitionOutcome> {
-    return this.store.transition(handle, transition, current);
+    return this.records.applyTransition(handle, transition, current);
   }
 
   /**
-   * Routes a scheduler-native transition (an EventBridge event, a local process exit) to the app's record.
-   * The name index is eventually consistent: an event that arrives right after the submission may not find
-   * the new record yet, so a miss is looked up again after each of `lateIndexDelaysMs` before the event is
-   * taken as foreign. `onIndexMiss` is told about every miss (for a metric).
-   *
-   * When the event names the app id (`appId`), the record is read by key (one consistent read, then one
-   * conditional write when the event moves it forward, none for a duplicate); the name index is asked only
-   * when there is no record under that key.
+   * Routes a scheduler-native transition to the app's record ({@link AppRecords.applyNativeTransition}).
    *
    * @returns undefined when the app was not launched by us (no record): such events are ignored.
    */
   async applyNativeTransition(
-    scheduler: string,
-    nativeName: string,
-    transition: AppStateTransition,
-    observe: { onIndexMiss?: (lookup: number, last: boolean) => void; appId?: string } = {},
+    ...args: Parameters<AppRecords['applyNativeTransition']>
   ): Promise<TransitionOutcome | undefined> {
-    if (observe.appId !== undefined && observe.appId !== '') {
-      const byKey = await this.store.transition(
-        makeAppHandle(scheduler, this.sessionName, observe.appId),
-        transition,
-      );
-      if (byKey.applied || byKey.reason !== 'missing') return byKey;
-    }
-    let record = await this.store.findByNativeName(scheduler, nativeName);
-    for (let i = 0; !record; i++) {
-      const delay = this.lateIndexDelaysMs[i];
-      observe.onIndexMiss?.(i + 1, delay === undefined);
-      if (delay === undefined) return undefined;
-      await this.sleep(delay);
-      record = await this.store.findByNativeName(scheduler, nativeName);
-    }
-    return this.applyTransition(record.handle, transition, record);
+    return this.records.applyNativeTransition(...args);
   }
 
   /**
@@ -757,12 +539,12 @@ export class Runner {
 
   /** An owner's apps from the store, newest first. */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
-    return this.store.list(query);
+    return this.records.list(query);
   }
 
   /** How many of an owner's apps are in each state, from the store (at most `APP_COUNT_CAP` records read). */
   async countByState(query: CountAppsQuery): Promise<AppCounts> {
-    return this.store.countByState(query);
+    return this.records.countByState(query);
   }
 
   /** What the scheduler itself lists, with handles (TorchX `list`). */
@@ -797,16 +579,6 @@ export class Runner {
     } while (nextToken !== undefined);
     return { checked, changed, errors };
   }
-
-  /** Closes every scheduler created so far (local schedulers stop their processes). */
-  async close(): Promise<void> {
-    await this.schedulers.close();
-  }
-
-  /** The scheduler instance for `name` (for wiring that needs backend specifics). */
-  scheduler(name: string): Scheduler {
-    return this.schedulers.get(name);
-  }
 }
 
 /**
@@ -819,28 +591,8 @@ export function mayHaveReachedBackend(error: unknown): boolean {
   return !(error instanceof TxsError);
 }
 
-/**
- * A short user name for an owner: the last path segment of an IAM ARN (`arn:aws:iam::1:user/alice` → `alice`,
- * an assumed role's session name), the owner itself otherwise.
- */
-export function userNameOf(owner: string): string {
-  return owner.startsWith('arn:') ? owner.slice(owner.lastIndexOf('/') + 1) || owner : owner;
-}
-
 function ownerOf(options: { owner?: string }): { owner?: string } {
   return options.owner === undefined ? {} : { owner: options.owner };
-}
-
-/** The AppStatus a record stands for. */
-export function statusOfRecord(record: AppRecord): AppStatus {
-  const init: ConstructorParameters<typeof AppStatus>[0] = {
-    state: record.state,
-    numRestarts: record.numRestarts,
-    msg: record.reason ?? '',
-    roles: record.roles,
-  };
-  if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
-  return new AppStatus(init);
 }
 
 /**

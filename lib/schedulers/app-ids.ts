@@ -10,15 +10,13 @@
  *   no `/` or `\`, at most 255 bytes).
  *
  * Every app id, of any scheduler, also satisfies `appIdProblem` from the specs (no `/`, `%`, whitespace,
- * control or format characters; at most 257 characters).
+ * control or format characters; at most 257 characters). The rules import only name patterns
+ * (`aws-names.ts`), not the schedulers: the API functions check ids without loading scheduler code.
  *
  * @module
  */
 import { appIdProblem, ValidationError } from '../specs/index.js';
-import { QUEUE_NAME_PATTERN } from './aws-batch/options.js';
-import { JOB_NAME_PATTERN } from './aws-batch/translate.js';
-import { TRAINING_JOB_NAME_PATTERN } from './aws-sagemaker/names.js';
-import { isSafePathSegment } from './local-cwd/app-store.js';
+import { JOB_NAME_PATTERN, QUEUE_NAME_PATTERN, TRAINING_JOB_NAME_PATTERN } from './aws-names.js';
 
 /** One scheduler's app id rule. */
 export interface AppIdRule {
@@ -26,6 +24,21 @@ export interface AppIdRule {
   test(appId: string): boolean;
   /** The shape, said as a fix. */
   readonly shape: string;
+}
+
+/**
+ * True when `name` can be used as one directory name: non-empty, at most `maxBytes` UTF-8 bytes (255, the usual
+ * file-name limit), no `/`, `\` or NUL, and not `.` or `..`. App ids and role names must pass, so no path
+ * escapes the data directory.
+ */
+export function isSafePathSegment(name: string, maxBytes = 255): boolean {
+  return (
+    name.length > 0 &&
+    Buffer.byteLength(name, 'utf8') <= maxBytes &&
+    !/[/\\\0]/.test(name) &&
+    name !== '.' &&
+    name !== '..'
+  );
 }
 
 const bare = (pattern: RegExp): string => pattern.source.replace(/^\^/, '').replace(/\$$/, '');

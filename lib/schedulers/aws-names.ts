@@ -7,6 +7,15 @@
  */
 import { hasUnsafeNameCharacters } from '../specs/index.js';
 
+/** A Batch job queue name (CreateJobQueue): 1–128 letters, digits, `-` and `_`. */
+export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+
+/** Valid Batch job (and job definition) names. */
+export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** The SageMaker API's pattern for `TrainingJobName`. */
+export const TRAINING_JOB_NAME_PATTERN = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
+
 /** An IAM role ARN (the SageMaker and Batch API models' pattern); 20–2048 characters. */
 export const IAM_ROLE_ARN_PATTERN = /^arn:aws[a-z-]*:iam::\d{12}:role\/?[a-zA-Z_0-9+=,.@\-_/]+$/;
 /** Shortest and longest IAM role ARN. */

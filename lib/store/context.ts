@@ -32,11 +32,14 @@ export interface StoreContext {
 
 let sharedDocumentClient: DynamoDBDocumentClient | undefined;
 
+/** The document client the store works through, over `client` (attributes set to undefined are left out). */
+export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
 /** The default document client, built once per process. */
 export function defaultDocumentClient(): DynamoDBDocumentClient {
-  sharedDocumentClient ??= DynamoDBDocumentClient.from(new DynamoDBClient({}), {
-    marshallOptions: { removeUndefinedValues: true },
-  });
+  sharedDocumentClient ??= documentClientOf(new DynamoDBClient({}));
   return sharedDocumentClient;
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 export * from './bounds.js';
+export { documentClientOf } from './context.js';
 export * from './dynamo-app-record-store.js';
 export * from './errors.js';
 export * from './item-size.js';

@@ -343,8 +343,8 @@ describe('aws_batch over the AWS wire (moto)', () => {
     expect((await client.getApp(run.handle)).status.state).toBe('SUBMITTED');
     // The reconciler's pass over aws_batch only: the SageMaker suite runs in parallel on the same table, and
     // a pass over its records could settle them between its own steps.
-    const { runner } = await import('../../functions/shared/container.js');
-    const report = await runner().reconcile('aws_batch');
+    const { runner } = await import('../../functions/shared/runners.js');
+    const report = await (await runner('aws_batch')).reconcile('aws_batch');
     expect(report.errors).toBe(0);
     expect(report.checked).toBeGreaterThanOrEqual(1);
     expect((await client.getApp(run.handle)).status.state).toBe('SUCCEEDED');
@@ -353,8 +353,8 @@ describe('aws_batch over the AWS wire (moto)', () => {
   it("lists the queue's torchx jobs from Batch itself (ListJobs with AFTER_CREATED_AT)", async () => {
     const client = moto.client('batch-native-list');
     const run = await client.run(ddp, 'batch-native-list-1');
-    const { runner } = await import('../../functions/shared/container.js');
-    const apps = await runner().listFromScheduler('aws_batch');
+    const { runner } = await import('../../functions/shared/runners.js');
+    const apps = await (await runner('aws_batch')).listFromScheduler('aws_batch');
     expect(apps).toContainEqual({
       appId: run.appId,
       appHandle: run.handle,

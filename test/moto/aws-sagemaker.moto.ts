@@ -302,8 +302,8 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
   it("lists this project's training jobs from SageMaker itself (ListTrainingJobs, then ListTags)", async () => {
     const client = moto.client('sm-native-list');
     const run = await client.run(echo('native list'), 'sm-native-list-1');
-    const { runner } = await import('../../functions/shared/container.js');
-    const apps = await runner().listFromScheduler('aws_sagemaker');
+    const { runner } = await import('../../functions/shared/runners.js');
+    const apps = await (await runner('aws_sagemaker')).listFromScheduler('aws_sagemaker');
     expect(apps).toContainEqual({
       appId: run.appId,
       appHandle: run.handle,

@@ -1,4 +1,4 @@
-/** The aws_batch backend: loaded by the container (dynamic import) only when a request needs a scheduler. */
+/** The aws_batch backend: its clients are created when a request first uses the scheduler. */
 import { BatchClient } from '@aws-sdk/client-batch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { createAwsBatchScheduler } from '../../../lib/schedulers/aws-batch/index.js';

@@ -1,4 +1,4 @@
-/** The aws_sagemaker backend: loaded by the container (dynamic import) only when a request needs a scheduler. */
+/** The aws_sagemaker backend: its clients are created when a request first uses the scheduler. */
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { createAwsSageMakerScheduler } from '../../../lib/schedulers/aws-sagemaker/index.js';

@@ -1,5 +1,6 @@
 /** What the container hands a backend module when it loads it. */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
 import type { AppStateTransition } from '../../../lib/specs/index.js';
 import type { FunctionConfig } from '../config.js';
 import type { DeploymentConfig } from '../deployment-config.js';
@@ -17,3 +18,6 @@ export interface BackendDeps {
   /** Local mode: where local scheduler state changes go. */
   emitLocalTransition(appId: string, transition: AppStateTransition): Promise<void>;
 }
+
+/** A backend module's factory: a scheduler factory built from the container's dependencies. */
+export type BackendFactory = (deps: BackendDeps) => SchedulerFactory;

@@ -5,7 +5,7 @@
  * TXS_EKS_ENDPOINT).
  */
 import { existsSync } from 'node:fs';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import {
   eksToken,
   type KubeAccess,
@@ -52,7 +52,7 @@ export function kubeAccessFromEnv(env: NodeJS.ProcessEnv = process.env): KubeAcc
     );
   }
   const caData = env[ENV.eksCaData];
-  const credentials = fromNodeProviderChain();
+  const credentials = defaultProvider();
   const client = new KubeApiClient({
     server,
     ...(caData ? { ca: Buffer.from(caData, 'base64').toString('utf8') } : {}),

@@ -1,10 +1,11 @@
 /**
  * Reads one Secrets Manager secret (`GetSecretValue`) with a SigV4-signed `fetch`, credentials from the
- * function's role (the Node default chain). The project has no Secrets Manager SDK client; this one call does
- * not justify one.
+ * function's role (the SDK's default chain, which the function bundles alias to the environment's credentials:
+ * cdk/constructs/lambda-bundling.ts). The project has no Secrets Manager SDK client; this one call does not
+ * justify one.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { HttpRequest } from '@smithy/protocol-http';
 import { SignatureV4 } from '@smithy/signature-v4';
 
@@ -19,7 +20,7 @@ export function secretRegion(arn: string): string {
 export async function readSecretBytes(
   arn: string,
   fetchImpl: typeof fetch = fetch,
-  credentials = fromNodeProviderChain(),
+  credentials = defaultProvider(),
 ): Promise<Buffer> {
   const region = secretRegion(arn);
   const hostname = `secretsmanager.${region}.amazonaws.com`;

@@ -1,6 +1,6 @@
 /**
- * The AWS Batch scheduler (`aws_batch`): translation (pure), state mapping (pure, shared with the
- * EventBridge handler), run options and the scheduler itself.
+ * The AWS Batch scheduler (`aws_batch`): translation (pure, and the SDK-free translator built on it), state
+ * mapping (pure, shared with the EventBridge handler), run options and the scheduler itself.
  *
  * @module
  */
@@ -14,3 +14,4 @@ export * from './scheduler.js';
 export * from './sdk-errors.js';
 export * from './state.js';
 export * from './translate.js';
+export * from './translator.js';

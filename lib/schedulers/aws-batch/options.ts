@@ -16,7 +16,9 @@ import {
   UNSAFE_NAME_MESSAGE,
   ValidationError,
 } from '../../specs/index.js';
-import { isIamRoleArn } from '../aws-names.js';
+import { isIamRoleArn, QUEUE_NAME_PATTERN } from '../aws-names.js';
+
+export { QUEUE_NAME_PATTERN };
 
 /** The resolved run options of `aws_batch` (snake_case keys, defaults filled by `RunOpts.resolve`). */
 export interface AwsBatchOpts extends Cfg {
@@ -66,8 +68,6 @@ export const MAX_RETRY_RULES = MAX_EVALUATE_ON_EXIT - 1;
 /** Longest retry-rule pattern Batch accepts. */
 export const MAX_RETRY_PATTERN_LENGTH = 512;
 
-/** A Batch job queue name (CreateJobQueue): 1–128 letters, digits, `-` and `_`. */
-export const QUEUE_NAME_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 /** A Batch job queue ARN: `arn:<partition>:batch:<region>:<account>:job-queue/<name>`. */
 export const QUEUE_ARN_PATTERN = /^arn:aws[a-z-]*:batch:[a-z0-9-]+:\d{12}:job-queue\/([A-Za-z0-9_-]{1,128})$/;
 /** An ECR or registry repository for `image_repo`: no whitespace, control or format characters. */

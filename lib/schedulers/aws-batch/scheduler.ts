@@ -22,10 +22,8 @@ import {
 } from '@aws-sdk/client-batch';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
-  type AppDef,
-  AppDryRunInfo,
+  type AppDryRunInfo,
   type AppState,
-  type Cfg,
   type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
@@ -33,7 +31,6 @@ import {
   makeDescribeAppResponse,
   NONE,
   type RoleStatus,
-  type RunOpts,
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
@@ -47,7 +44,7 @@ import {
   type LogPageRequest,
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
-import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import type { SchedulerContext } from '../scheduler.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
 import {
   type BatchAppId,
@@ -60,7 +57,7 @@ import {
   sameQueue,
 } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
-import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
+import { queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
 import {
   batchConsoleUrl,
@@ -72,16 +69,10 @@ import {
 import {
   type AwsBatchRequest,
   DEFAULT_LOG_GROUP,
-  defaultUniqueNamer,
   isSharedDefinition,
-  MAX_UNIQUE_SUFFIX_LENGTH,
   TORCHX_VERSION_TAG,
-  translateApp,
-  type UniqueNamer,
 } from './translate.js';
-
-/** The registered name of this scheduler. */
-export const AWS_BATCH_SCHEDULER = 'aws_batch';
+import { AwsBatchTranslator, type AwsBatchTranslatorOptions } from './translator.js';
 
 /** Most job ids DescribeJobs accepts per call. */
 export const DESCRIBE_JOBS_BATCH = 100;
@@ -96,22 +87,16 @@ const DAY_MS = 86_400_000;
 const PRE_START_STATUSES = new Set(['SUBMITTED', 'PENDING', 'RUNNABLE']);
 const STARTED_STATUSES = new Set(['STARTING', 'RUNNING', 'SUCCEEDED', 'FAILED']);
 
-/** Options of {@link createAwsBatchScheduler}. */
-export interface AwsBatchSchedulerOptions {
+/** Options of {@link createAwsBatchScheduler}: the translation's, and the clients and the listing's. */
+export interface AwsBatchSchedulerOptions extends AwsBatchTranslatorOptions {
   /** Batch client; a shared default (5 attempts, adaptive retry) is built once when omitted. */
   batchClient?: BatchClient;
   /** CloudWatch Logs client; a shared default is built once when omitted. */
   logsClient?: CloudWatchLogsClient;
-  /** Default of the `user` run option (the caller); the OS user when omitted. */
-  defaultUser?: string;
   /** Queues {@link AwsBatchScheduler.list} scans; every queue of the account (DescribeJobQueues) when omitted. */
   queues?: readonly string[];
-  /** Makes the unique job name from its prefix (TorchX `make_unique`); inject a fixed one in tests. */
-  uniqueNamer?: UniqueNamer;
   /** How far back {@link AwsBatchScheduler.list} looks (days, by creation time); 30 by default. */
   listWindowDays?: number;
-  /** Tags every job definition and job gets after all others (a deployed stack's tag); none by default. */
-  stackTags?: Readonly<Record<string, string>>;
 }
 
 /** How many shared job-definition ARNs one scheduler instance remembers (the oldest is forgotten first). */
@@ -150,102 +135,20 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  * for await (const line of batch.logIter(appId, { role: 'trainer', replica: 0, tail: true })) console.log(line);
  * ```
  */
-export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> {
+export class AwsBatchScheduler extends AwsBatchTranslator {
   private readonly batch: BatchClient;
   private readonly logs: CloudWatchLogsClient;
-  private readonly defaultUser: string | undefined;
   private readonly queues: readonly string[] | undefined;
-  private readonly uniqueNamer: UniqueNamer;
   private readonly listWindowMs: number;
-  private readonly stackTags: Readonly<Record<string, string>>;
   /** Shared job definitions registered by this instance: content-hash name → revision ARN (insertion order). */
   private readonly definitionArns = new Map<string, string>();
-  /** The run options, built on first use (they depend only on the default user). */
-  private runOptions: RunOpts | undefined;
 
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
-    super(AWS_BATCH_SCHEDULER, context);
+    super(context, options);
     this.batch = options.batchClient ?? defaultBatchClient();
     this.logs = options.logsClient ?? defaultLogsClient();
-    this.defaultUser = options.defaultUser;
     this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
-    this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
     this.listWindowMs = (options.listWindowDays ?? DEFAULT_LIST_WINDOW_DAYS) * DAY_MS;
-    this.stackTags = { ...(options.stackTags ?? {}) };
-  }
-
-  /** The run options; `user` defaults to the configured default user, else the OS user. */
-  runOpts(): RunOpts {
-    this.runOptions ??= awsBatchRunOpts(this.defaultUser ?? osUserName());
-    return this.runOptions;
-  }
-
-  /** cancel, logs, full describe, distributed, mounts and retries; no elasticity. */
-  capabilities(): SchedulerCapabilities {
-    return {
-      cancel: true,
-      logs: true,
-      describe: 'full',
-      distributed: true,
-      mounts: true,
-      retries: true,
-      elasticity: false,
-    };
-  }
-
-  protected translate(
-    app: AppDef,
-    cfg: AwsBatchOpts,
-    worstCaseSizes = false,
-  ): AppDryRunInfo<AwsBatchRequest> {
-    const { request, app: submitted } = translateApp(
-      app,
-      cfg,
-      this.uniqueNamer,
-      this.stackTags,
-      worstCaseSizes,
-    );
-    return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
-  }
-
-  /**
-   * Checks the app against AWS Batch's rules and the Batch quotas before anything is sent (the same checks
-   * `submitDryrun` makes, with the longest possible job name for the size quotas).
-   *
-   * @throws InvalidRunConfigError for a missing or mistyped option; ValidationError naming each field.
-   */
-  override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
-    super.validate(app, cfg);
-    const resolved = this.runOpts().resolve(cfg) as AwsBatchOpts;
-    translateApp(
-      app,
-      resolved,
-      (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`,
-      this.stackTags,
-    );
-  }
-
-  /**
-   * The base checks, then one translation that makes {@link validate}'s checks itself (the size quotas for the
-   * longest unique name), so the app is translated once per dry run or run.
-   */
-  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsBatchRequest> {
-    super.validate(app, cfg);
-    return this.translate(app, cfg as AwsBatchOpts, true);
-  }
-
-  /**
-   * `<queue name>:<job name>`, as TorchX, except that a queue given as an ARN contributes only its name: app
-   * ids hold no `/`, so one app has one handle (`aws_batch://torchx/gpu:train-k3x9`).
-   */
-  appIdOf(dryrun: AppDryRunInfo<AwsBatchRequest>): string {
-    const { jobQueue, jobName } = dryrun.request.submitJob;
-    return `${queueNameOf(jobQueue ?? '') ?? jobQueue}:${jobName}`;
-  }
-
-  /** The Batch job name: the part after the last `:` of the app id. */
-  override nativeNameOf(appId: string): string {
-    return parseBatchAppId(appId)?.jobName ?? appId;
   }
 
   /**
@@ -258,7 +161,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
    * @throws ValidationError naming `cfg.queue` when Batch does not know the queue; BackendError and
    *   BackendAccessDeniedError for other AWS failures.
    */
-  async schedule(dryrun: AppDryRunInfo<AwsBatchRequest>): Promise<string> {
+  override async schedule(dryrun: AppDryRunInfo<AwsBatchRequest>): Promise<string> {
     const { registerJobDefinition, submitJob } = dryrun.request;
     const sharedName = isSharedDefinition(dryrun.request)
       ? registerJobDefinition.jobDefinitionName
@@ -280,7 +183,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
   }
 
   /** Describes the app: state, restarts, message, console URL, roles and per-replica statuses from the node jobs. */
-  async describe(appId: string): Promise<DescribeAppResponse | undefined> {
+  override async describe(appId: string): Promise<DescribeAppResponse | undefined> {
     const job = await this.findJob(appId);
     if (job === undefined) return undefined;
     const nodes = await this.describeNodes(job);
@@ -309,7 +212,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
    * Lists the torchx jobs (tagged `torchx.pytorch.org/version`) created in the last `listWindowDays` on the
    * configured queues, or on every queue of the account.
    */
-  async list(): Promise<ListAppResponse[]> {
+  override async list(): Promise<ListAppResponse[]> {
     const queues = this.queues ?? (await this.allQueues());
     const createdAfter = String(Math.max(this.now() - this.listWindowMs, 0));
     const perQueue = await Promise.all(queues.map((queue) => this.listQueue(queue, createdAfter)));
@@ -331,7 +234,7 @@ export class AwsBatchScheduler extends Scheduler<AwsBatchOpts, AwsBatchRequest> 
     await this.stopJob(job, reason);
   }
 
-  protected async cancelExisting(appId: string, reason: string): Promise<void> {
+  protected override async cancelExisting(appId: string, reason: string): Promise<void> {
     await this.cancel(appId, reason);
   }
 

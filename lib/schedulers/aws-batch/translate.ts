@@ -28,6 +28,7 @@ import {
   type Role,
   safeSubstitute,
 } from '../../specs/index.js';
+import { JOB_NAME_PATTERN } from '../aws-names.js';
 import { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 import {
   type CanonicalShape,
@@ -47,7 +48,7 @@ export interface AwsBatchRequest {
   submitJob: SubmitJobCommandInput;
 }
 
-export { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE };
+export { JOB_NAME_PATTERN, TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE };
 
 /** Env var the scheduler adds to every role: the role's index in the app. */
 export const ROLE_IDX_ENV = 'TORCHX_ROLE_IDX';
@@ -68,9 +69,6 @@ export const MAX_NAME_LENGTH = 128;
 export const MAX_UNIQUE_SUFFIX_LENGTH = 15;
 /** Characters of the content hash in a shared job definition's name. */
 export const DEFINITION_HASH_LENGTH = 12;
-
-/** Valid job (and job definition) names. */
-export const JOB_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /** A name {@link sanitizeName} leaves as it is (before cutting it to length). */
 const CLEAN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;

@@ -11,3 +11,4 @@ export * from './scheduler.js';
 export * from './sdk-errors.js';
 export * from './state.js';
 export * from './translate.js';
+export * from './translator.js';

@@ -9,8 +9,7 @@
 /** Longest training job name. */
 export const MAX_TRAINING_JOB_NAME_LENGTH = 63;
 
-/** The API's pattern for `TrainingJobName`. */
-export const TRAINING_JOB_NAME_PATTERN = /^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$/;
+export { TRAINING_JOB_NAME_PATTERN } from '../aws-names.js';
 
 /** Prefix used when a name has no letter or digit at all. */
 export const FALLBACK_NAME_PREFIX = 'torchx';

@@ -1,11 +1,3 @@
-/**
- * The `aws_sagemaker` scheduler: runs a single-role AppDef as one Amazon SageMaker training job, built
- * directly as a `CreateTrainingJob` request (no SageMaker Python SDK), and answers describe, list, cancel,
- * delete and logs for it.
- *
- * @module
- */
-import { userInfo } from 'node:os';
 import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   CreateTrainingJobCommand,
@@ -18,10 +10,7 @@ import {
   StopTrainingJobCommand,
 } from '@aws-sdk/client-sagemaker';
 import {
-  type AppDef,
-  AppDryRunInfo,
-  type Cfg,
-  cloneAppDef,
+  type AppDryRunInfo,
   type DescribeAppResponse,
   INSTANCE_TYPE_CAPABILITY,
   isNamedResource,
@@ -36,17 +25,13 @@ import {
   namedResource,
   type Resource,
   type Role,
-  type RunOpts,
-  randomId,
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
 import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
-import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
-import { TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
+import type { SchedulerContext } from '../scheduler.js';
 import { readSageMakerLogPage } from './log-reader.js';
-import { type AwsSageMakerOpts, sageMakerRunOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
 import {
   DEFAULT_ROLE_NAME,
@@ -55,22 +40,8 @@ import {
   sageMakerStateOf,
   sageMakerTransitionOf,
 } from './state.js';
-import {
-  APP_NAME_TAG,
-  type AwsSageMakerRequest,
-  type TranslateContext,
-  translateApp,
-  VERSION_TAG,
-} from './translate.js';
-
-/** The scheduler's registered name. */
-export const AWS_SAGEMAKER = 'aws_sagemaker';
-
-/** Value of the `torchx.pytorch.org/version` tag written on every job: the same as on Batch. */
-export const TORCHX_SERVERLESS_VERSION = TORCHX_VERSION_TAG_VALUE;
-
-/** As long as TorchX's longest random id (14 characters); used by `validate`. */
-const LONGEST_ID = 'b'.repeat(14);
+import { APP_NAME_TAG, type AwsSageMakerRequest, VERSION_TAG } from './translate.js';
+import { AwsSageMakerTranslator, type AwsSageMakerTranslatorOptions } from './translator.js';
 
 /** Default look-back of {@link AwsSageMakerScheduler.list}: 30 days. */
 export const DEFAULT_LIST_LOOKBACK_MS = 30 * 24 * 3600 * 1000;
@@ -81,28 +52,18 @@ export const DEFAULT_LIST_LOOKBACK_MS = 30 * 24 * 3600 * 1000;
  */
 const OUR_NAME_SHAPE = /-[bcdfghjklmnpqrstvwxz][bcdfghjklmnpqrstvwxz012345679]{0,13}$/;
 
-/** Options of {@link createAwsSageMakerScheduler}. */
-export interface AwsSageMakerSchedulerOptions {
+/** Options of {@link createAwsSageMakerScheduler}: the translation's, and the clients, retries and listing. */
+export interface AwsSageMakerSchedulerOptions extends AwsSageMakerTranslatorOptions {
   /** SageMaker client; a default client (standard retries, 5 attempts) is built once otherwise. */
   sageMakerClient?: SageMakerClient;
   /** CloudWatch Logs client; a default client is built once otherwise. */
   logsClient?: CloudWatchLogsClient;
-  /** Value of the `user` option when none is given; the OS user otherwise. */
-  defaultUser?: string;
-  /** Unique job-name suffix generator (TorchX's `random_id` by default); inject it for deterministic names. */
-  uniqueId?: () => string;
-  /** Value of the `torchx.pytorch.org/version` tag. */
-  version?: string;
   /** Extra attempts after a throttling error that survived the SDK's own retries (default 3). */
   throttleRetries?: number;
   /** First back-off delay of those attempts in ms, doubled each time, with jitter (default 500). */
   throttleBaseDelayMs?: number;
   /** How far back `list` looks for jobs, in ms (default 30 days). */
   listLookbackMs?: number;
-  /** Tags every training job gets after all others (a deployed stack's tag); none by default. */
-  stackTags?: Readonly<Record<string, string>>;
-  /** Instance types runs may use (403 `InstanceTypeNotAllowed` otherwise); any by default. */
-  allowedInstanceTypes?: readonly string[];
 }
 
 let sharedSageMakerClient: SageMakerClient | undefined;
@@ -118,14 +79,6 @@ export function defaultSageMakerClient(): SageMakerClient {
 export function defaultLogsClient(): CloudWatchLogsClient {
   sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'standard' });
   return sharedLogsClient;
-}
-
-function osUser(): string {
-  try {
-    return userInfo().username;
-  } catch {
-    return 'unknown';
-  }
 }
 
 type TrainingJob = DescribeTrainingJobCommandOutput;
@@ -171,102 +124,22 @@ export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
  * const appId = await scheduler.schedule(info); // the training job name
  * ```
  */
-export class AwsSageMakerScheduler extends Scheduler<AwsSageMakerOpts, AwsSageMakerRequest> {
+export class AwsSageMakerScheduler extends AwsSageMakerTranslator {
   private readonly sageMaker: SageMakerClient;
   private readonly logs: CloudWatchLogsClient;
-  private readonly defaultUser: string;
-  private readonly uniqueId: () => string;
-  private readonly version: string;
   private readonly throttleRetries: number;
   private readonly throttleBaseDelayMs: number;
   private readonly listLookbackMs: number;
-  private readonly stackTags: Readonly<Record<string, string>> | undefined;
-  private readonly allowedInstanceTypes: readonly string[] | undefined;
   /** Tags of jobs already looked at by `list` (undefined: not ours); names are never reused. */
   private readonly tagCache = new Map<string, Record<string, string> | undefined>();
-  /** The run options, built on first use (they depend only on the default user). */
-  private runOptions: RunOpts | undefined;
 
   constructor(context: SchedulerContext, options: AwsSageMakerSchedulerOptions = {}) {
-    super(AWS_SAGEMAKER, context);
+    super(context, options);
     this.sageMaker = options.sageMakerClient ?? defaultSageMakerClient();
     this.logs = options.logsClient ?? defaultLogsClient();
-    this.defaultUser = options.defaultUser ?? osUser();
-    this.uniqueId = options.uniqueId ?? randomId;
-    this.version = options.version ?? TORCHX_SERVERLESS_VERSION;
     this.throttleRetries = options.throttleRetries ?? 3;
     this.throttleBaseDelayMs = options.throttleBaseDelayMs ?? 500;
     this.listLookbackMs = options.listLookbackMs ?? DEFAULT_LIST_LOOKBACK_MS;
-    this.stackTags = options.stackTags;
-    this.allowedInstanceTypes = options.allowedInstanceTypes;
-  }
-
-  override runOpts(): RunOpts {
-    this.runOptions ??= sageMakerRunOpts(this.defaultUser);
-    return this.runOptions;
-  }
-
-  override capabilities(): SchedulerCapabilities {
-    return {
-      cancel: true,
-      logs: true,
-      describe: 'partial',
-      distributed: true,
-      mounts: false,
-      retries: true,
-      elasticity: false,
-    };
-  }
-
-  /**
-   * Checks everything SageMaker would reject (the base rules, then the full translation, with the lengths the
-   * job name affects checked for the longest suffix).
-   *
-   * @throws ValidationError naming each field; AppNotSupportedError for several roles or mounts.
-   */
-  override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
-    super.validate(app, cfg);
-    // Checks with the longest possible suffix, so that no unique id is used up and no real name can be longer.
-    translateApp(app, this.runOpts().resolve(cfg) as AwsSageMakerOpts, this.translateContext(LONGEST_ID));
-  }
-
-  /**
-   * The base checks, then one translation that makes {@link validate}'s checks itself (lengths for the
-   * longest suffix), so the app is translated once per dry run or run. `cfg` is already resolved.
-   */
-  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsSageMakerRequest> {
-    super.validate(app, cfg);
-    return this.dryRunInfo(app, cfg as AwsSageMakerOpts, LONGEST_ID);
-  }
-
-  protected override translate(app: AppDef, cfg: AwsSageMakerOpts): AppDryRunInfo<AwsSageMakerRequest> {
-    return this.dryRunInfo(app, cfg);
-  }
-
-  private dryRunInfo(
-    app: AppDef,
-    cfg: AwsSageMakerOpts,
-    lengthsForId?: string,
-  ): AppDryRunInfo<AwsSageMakerRequest> {
-    const context = this.translateContext(this.uniqueId());
-    if (lengthsForId !== undefined) context.lengthsForId = lengthsForId;
-    const request = translateApp(app, cfg, context);
-    return new AppDryRunInfo(this.backend, cloneAppDef(app), cfg, request);
-  }
-
-  private translateContext(uniqueId: string): TranslateContext {
-    return {
-      backend: this.backend,
-      sessionName: this.sessionName,
-      uniqueId,
-      version: this.version,
-      ...(this.stackTags === undefined ? {} : { stackTags: this.stackTags }),
-      ...(this.allowedInstanceTypes === undefined ? {} : { allowedInstanceTypes: this.allowedInstanceTypes }),
-    };
-  }
-
-  override appIdOf(dryrun: AppDryRunInfo<AwsSageMakerRequest>): string {
-    return dryrun.request.createTrainingJob.TrainingJobName ?? '';
   }
 
   /**

@@ -12,7 +12,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { fromNodeProviderChain } from '@aws-sdk/credential-providers';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { ValidationError } from '../../specs/index.js';
 import type { KubeConnection } from './client.js';
 import { type EksCredentials, eksToken } from './eks-token.js';
@@ -102,7 +102,9 @@ export function eksExecTokenProvider(
     );
   }
   const profile = env.AWS_PROFILE;
-  const credentials = options.awsCredentials ?? fromNodeProviderChain(profile ? { profile } : {});
+  // The SDK's default chain (what `fromNodeProviderChain` wraps), imported from its own package: the
+  // function bundles alias it to the environment's credentials (cdk/constructs/lambda-bundling.ts).
+  const credentials = options.awsCredentials ?? defaultProvider(profile ? { profile } : {});
   return () => eksToken({ clusterName, region, credentials });
 }
 

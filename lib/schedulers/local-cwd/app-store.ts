@@ -9,9 +9,12 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AppDef, AppState, Cfg } from '../../specs/index.js';
+import { isSafePathSegment } from '../app-ids.js';
 import { SchedulerError } from '../errors.js';
 import type { ProcessRef } from './processes.js';
 import type { LocalCwdRequest } from './translate.js';
+
+export { isSafePathSegment };
 
 /** File name of an app's record inside its directory. */
 export const APP_RECORD_FILE = 'app.json';
@@ -72,21 +75,6 @@ export interface LocalAppRecord {
   finishedAt?: number;
   /** Epoch ms of the first cancel request. */
   cancelRequestedAt?: number;
-}
-
-/**
- * True when `name` can be used as one directory name: non-empty, at most `maxBytes` UTF-8 bytes (255, the usual
- * file-name limit), no `/`, `\` or NUL, and not `.` or `..`. App ids and role names must pass, so no path
- * escapes the data directory.
- */
-export function isSafePathSegment(name: string, maxBytes = 255): boolean {
-  return (
-    name.length > 0 &&
-    Buffer.byteLength(name, 'utf8') <= maxBytes &&
-    !/[/\\\0]/.test(name) &&
-    name !== '.' &&
-    name !== '..'
-  );
 }
 
 /** `<dataDir>/<appId>`. */

@@ -10,6 +10,7 @@ import { FakeAws, type FaultOptions } from './fake-aws.js';
 import type { ProxyHandler } from './lambda.js';
 
 type Container = typeof import('../../../functions/shared/container.js');
+type Runners = typeof import('../../../functions/shared/runners.js');
 
 /** Route name → handler module (as in functions/routes.ts). */
 const API_MODULES = {
@@ -33,6 +34,8 @@ export interface FunctionsEnvironment {
   handleStateChange: typeof import('../../../functions/events/state-change.js').handleStateChange;
   reconcileAll: typeof import('../../../functions/reconciler/handler.js').reconcileAll;
   container: Container;
+  /** The Planner and Runner wiring (functions/shared/runners.ts). */
+  runners: Runners;
   /** DynamoDB calls by command (e.g. `GetCommand`) since the last take. */
   takeDynamoCalls(): Record<string, number>;
   /** Fault injection on DynamoDB calls (undefined: none). */
@@ -88,6 +91,7 @@ export async function startFunctionsEnvironment(
   let lose: { command: string; afterWrite: boolean } | undefined;
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
+  const runners = await import('../../../functions/shared/runners.js');
   container.configureClients((client) => {
     if (client.constructor.name !== 'DynamoDBClient') return;
     const stack = client.middlewareStack as unknown as Stack;
@@ -154,6 +158,7 @@ export async function startFunctionsEnvironment(
     handleStateChange,
     reconcileAll,
     container,
+    runners,
     takeDynamoCalls() {
       const out = Object.fromEntries([...dynamoCalls.entries()].sort());
       dynamoCalls.clear();
@@ -171,7 +176,7 @@ export async function startFunctionsEnvironment(
     dynamoInjected,
     async close() {
       container.configureClients(undefined);
-      await container.closeRunner();
+      await runners.closeRunner();
       aws.restore();
       await db.close();
     },

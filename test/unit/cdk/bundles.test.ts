@@ -36,8 +36,10 @@ afterAll(() => {
 });
 
 describe('Lambda bundles (real esbuild bundling)', () => {
-  it('writes one ESM bundle with a source map per function', () => {
+  it('writes one ESM bundle with a source map per function, each from its own handler', () => {
     expect([...bundles.keys()]).toEqual(FUNCTIONS.map((f) => f.name));
+    // One asset per function (CDK caches staged assets by their bundling options).
+    expect(new Set(bundles.values()).size).toBe(FUNCTIONS.length);
     for (const [name, file] of bundles) {
       expect(existsSync(file), name).toBe(true);
       expect(existsSync(`${file}.map`), name).toBe(true);

@@ -1,0 +1,147 @@
+/**
+ * The record verbs of the Runner that need no scheduler: read an app's record, list records, apply a
+ * transition. The Runner uses them; the list, status and state-change functions use them alone, so their
+ * bundles carry no component, dry-run or scheduler code.
+ *
+ * @module
+ */
+import {
+  type AppHandle,
+  type AppRecord,
+  type AppStateTransition,
+  AppStatus,
+  DEFAULT_SESSION,
+  makeAppHandle,
+  parseAppHandle,
+  UnknownAppError,
+} from '../specs/index.js';
+import type {
+  AppCounts,
+  AppRecordStore,
+  CountAppsQuery,
+  ListAppsPage,
+  ListAppsQuery,
+  TransitionOutcome,
+} from './store.js';
+
+/** How {@link AppRecords} is built. */
+export interface AppRecordsOptions {
+  store: AppRecordStore;
+  /** The session handles are made with; `torchx` like TorchX. */
+  sessionName?: string;
+  sleep?: (ms: number) => Promise<void>;
+  /**
+   * Waits before looking a native name up again when the name index does not have the record yet (ms;
+   * default 250, 750, 2000).
+   */
+  lateIndexDelaysMs?: readonly number[];
+}
+
+const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * App records over the store, without schedulers.
+ *
+ * @example
+ * ```ts
+ * const records = new AppRecords({ store });
+ * const record = await records.get('aws_batch://torchx/gpu:train-k3x9', caller);
+ * ```
+ */
+export class AppRecords {
+  readonly sessionName: string;
+  private readonly store: AppRecordStore;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly lateIndexDelaysMs: readonly number[];
+
+  constructor(options: AppRecordsOptions) {
+    this.store = options.store;
+    this.sessionName = options.sessionName ?? DEFAULT_SESSION;
+    this.sleep = options.sleep ?? realSleep;
+    this.lateIndexDelaysMs = options.lateIndexDelaysMs ?? [250, 750, 2000];
+  }
+
+  /**
+   * The app's record. With `owner`, another owner's app is reported as unknown (404, not 403: handles are
+   * not secrets, but existence is not leaked either).
+   *
+   * @throws UnknownAppError when there is no such app for this owner.
+   */
+  async get(handle: AppHandle, owner?: string): Promise<AppRecord> {
+    parseAppHandle(handle);
+    const record = await this.store.get(handle);
+    if (!record || (owner !== undefined && record.owner !== owner)) throw new UnknownAppError(handle);
+    return record;
+  }
+
+  /** An owner's apps from the store, newest first. */
+  async list(query: ListAppsQuery): Promise<ListAppsPage> {
+    return this.store.list(query);
+  }
+
+  /** How many of an owner's apps are in each state, from the store (at most `APP_COUNT_CAP` records read). */
+  async countByState(query: CountAppsQuery): Promise<AppCounts> {
+    return this.store.countByState(query);
+  }
+
+  /**
+   * Applies a transition to a record. The single path for submissions, EventBridge events, local scheduler
+   * events, refreshes and the reconciler. Publishes nothing: the `AppState Change` event is produced from
+   * the committed record change (the table's stream; the local outbox in local mode).
+   */
+  async applyTransition(
+    handle: AppHandle,
+    transition: AppStateTransition,
+    current?: AppRecord,
+  ): Promise<TransitionOutcome> {
+    return this.store.transition(handle, transition, current);
+  }
+
+  /**
+   * Routes a scheduler-native transition (an EventBridge event, a local process exit) to the app's record.
+   * The name index is eventually consistent: an event that arrives right after the submission may not find
+   * the new record yet, so a miss is looked up again after each of `lateIndexDelaysMs` before the event is
+   * taken as foreign. `onIndexMiss` is told about every miss (for a metric).
+   *
+   * When the event names the app id (`appId`), the record is read by key (one consistent read, then one
+   * conditional write when the event moves it forward, none for a duplicate); the name index is asked only
+   * when there is no record under that key.
+   *
+   * @returns undefined when the app was not launched by us (no record): such events are ignored.
+   */
+  async applyNativeTransition(
+    scheduler: string,
+    nativeName: string,
+    transition: AppStateTransition,
+    observe: { onIndexMiss?: (lookup: number, last: boolean) => void; appId?: string } = {},
+  ): Promise<TransitionOutcome | undefined> {
+    if (observe.appId !== undefined && observe.appId !== '') {
+      const byKey = await this.store.transition(
+        makeAppHandle(scheduler, this.sessionName, observe.appId),
+        transition,
+      );
+      if (byKey.applied || byKey.reason !== 'missing') return byKey;
+    }
+    let record = await this.store.findByNativeName(scheduler, nativeName);
+    for (let i = 0; !record; i++) {
+      const delay = this.lateIndexDelaysMs[i];
+      observe.onIndexMiss?.(i + 1, delay === undefined);
+      if (delay === undefined) return undefined;
+      await this.sleep(delay);
+      record = await this.store.findByNativeName(scheduler, nativeName);
+    }
+    return this.applyTransition(record.handle, transition, record);
+  }
+}
+
+/** The AppStatus a record stands for. */
+export function statusOfRecord(record: AppRecord): AppStatus {
+  const init: ConstructorParameters<typeof AppStatus>[0] = {
+    state: record.state,
+    numRestarts: record.numRestarts,
+    msg: record.reason ?? '',
+    roles: record.roles,
+  };
+  if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
+  return new AppStatus(init);
+}

@@ -1,0 +1,135 @@
+/**
+ * The pure half of the `aws_batch` scheduler: run options, capabilities, validation and translation, with no
+ * AWS SDK client. {@link AwsBatchScheduler} extends it with the Batch and CloudWatch Logs calls; the dry-run
+ * and scheduler-listing functions register it alone, so their bundles carry no SDK.
+ *
+ * @module
+ */
+import { type AppDef, AppDryRunInfo, type Cfg, type RunOpts } from '../../specs/index.js';
+import { DryRunOnlyScheduler } from '../dry-run-only.js';
+import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
+import { parseBatchAppId } from './describe-mapping.js';
+import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
+import {
+  type AwsBatchRequest,
+  defaultUniqueNamer,
+  MAX_UNIQUE_SUFFIX_LENGTH,
+  translateApp,
+  type UniqueNamer,
+} from './translate.js';
+
+/** The registered name of this scheduler. */
+export const AWS_BATCH_SCHEDULER = 'aws_batch';
+
+/** Options of the translation (and so of {@link AwsBatchTranslator} and the scheduler). */
+export interface AwsBatchTranslatorOptions {
+  /** Default of the `user` run option (the caller); the OS user when omitted. */
+  defaultUser?: string;
+  /** Makes the unique job name from its prefix (TorchX `make_unique`); inject a fixed one in tests. */
+  uniqueNamer?: UniqueNamer;
+  /** Tags every job definition and job gets after all others (a deployed stack's tag); none by default. */
+  stackTags?: Readonly<Record<string, string>>;
+}
+
+/**
+ * `aws_batch` for dry runs: the same translation, options and capabilities as the scheduler; submit,
+ * describe, cancel and logs fail with a NotSupportedError (build the scheduler for those).
+ *
+ * @example
+ * ```ts
+ * const batch = new AwsBatchTranslator({ sessionName: 'torchx' });
+ * const info = batch.submitDryrun(app, { queue: 'gpu' }); // info.request is the exact SDK input
+ * ```
+ */
+export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBatchRequest> {
+  private readonly defaultUser: string | undefined;
+  private readonly uniqueNamer: UniqueNamer;
+  private readonly stackTags: Readonly<Record<string, string>>;
+  /** The run options, built on first use (they depend only on the default user). */
+  private runOptions: RunOpts | undefined;
+
+  constructor(context: SchedulerContext, options: AwsBatchTranslatorOptions = {}) {
+    super(
+      AWS_BATCH_SCHEDULER,
+      context,
+      'this instance only translates (a dry-run function); the aws_batch scheduler submits',
+    );
+    this.defaultUser = options.defaultUser;
+    this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
+    this.stackTags = { ...(options.stackTags ?? {}) };
+  }
+
+  /** The run options; `user` defaults to the configured default user, else the OS user. */
+  runOpts(): RunOpts {
+    this.runOptions ??= awsBatchRunOpts(this.defaultUser ?? osUserName());
+    return this.runOptions;
+  }
+
+  /** cancel, logs, full describe, distributed, mounts and retries; no elasticity. */
+  override capabilities(): SchedulerCapabilities {
+    return {
+      cancel: true,
+      logs: true,
+      describe: 'full',
+      distributed: true,
+      mounts: true,
+      retries: true,
+      elasticity: false,
+    };
+  }
+
+  protected translate(
+    app: AppDef,
+    cfg: AwsBatchOpts,
+    worstCaseSizes = false,
+  ): AppDryRunInfo<AwsBatchRequest> {
+    const { request, app: submitted } = translateApp(
+      app,
+      cfg,
+      this.uniqueNamer,
+      this.stackTags,
+      worstCaseSizes,
+    );
+    return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
+  }
+
+  /**
+   * Checks the app against AWS Batch's rules and the Batch quotas before anything is sent (the same checks
+   * `submitDryrun` makes, with the longest possible job name for the size quotas).
+   *
+   * @throws InvalidRunConfigError for a missing or mistyped option; ValidationError naming each field.
+   */
+  override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
+    super.validate(app, cfg);
+    const resolved = this.runOpts().resolve(cfg) as AwsBatchOpts;
+    translateApp(
+      app,
+      resolved,
+      (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`,
+      this.stackTags,
+    );
+  }
+
+  /**
+   * The base checks, then one translation that makes {@link validate}'s checks itself (the size quotas for the
+   * longest unique name), so the app is translated once per dry run or run.
+   */
+  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsBatchRequest> {
+    super.validate(app, cfg);
+    return this.translate(app, cfg as AwsBatchOpts, true);
+  }
+
+  /**
+   * `<queue name>:<job name>`, as TorchX, except that a queue given as an ARN contributes only its name: app
+   * ids hold no `/`, so one app has one handle (`aws_batch://torchx/gpu:train-k3x9`).
+   */
+  override appIdOf(dryrun: AppDryRunInfo<AwsBatchRequest>): string {
+    const { jobQueue, jobName } = dryrun.request.submitJob;
+    return `${queueNameOf(jobQueue ?? '') ?? jobQueue}:${jobName}`;
+  }
+
+  /** The Batch job name: the part after the last `:` of the app id. */
+  override nativeNameOf(appId: string): string {
+    return parseBatchAppId(appId)?.jobName ?? appId;
+  }
+}

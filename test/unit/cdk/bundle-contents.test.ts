@@ -1,0 +1,142 @@
+/**
+ * What each function bundle loads, from esbuild's metafile with the stack's bundling definition: which
+ * modules the import of `index.mjs` brings in (it and the chunks it imports statically) and which stay in
+ * chunks a request imports on demand. Guards the structure the cold-init figures rest on (a static import in
+ * the wrong module silently puts a scheduler or an SDK client back into every cold start); sizes are
+ * measured by `npm run bench`, never asserted.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Metafile } from 'esbuild';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { lambdaBuildOptions } from '../../../cdk/constructs/lambda-bundling.js';
+import { FUNCTIONS } from '../../../functions/routes.js';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const BUILD_TIMEOUT_MS = 120_000;
+
+let metafiles: Map<string, Metafile>;
+
+beforeAll(async () => {
+  const built = await Promise.all(
+    FUNCTIONS.map(async (fn) => {
+      const outdir = path.join(ROOT, 'cdk.out', 'bundle-contents', fn.name);
+      const result = await build({
+        ...lambdaBuildOptions(ROOT, fn.entry, outdir),
+        write: false,
+        metafile: true,
+      });
+      return [fn.name, result.metafile as Metafile] as const;
+    }),
+  );
+  metafiles = new Map(built);
+}, BUILD_TIMEOUT_MS);
+
+function metafileOf(name: string): Metafile {
+  const metafile = metafiles.get(name);
+  if (metafile === undefined) throw new Error(`no bundle ${name}`);
+  return metafile;
+}
+
+/** The source modules of the outputs reachable by static imports from `output`. */
+function staticInputs(metafile: Metafile, output: string): string[] {
+  const seen = new Set<string>();
+  const stack = [output];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    for (const imported of metafile.outputs[next]?.imports ?? []) {
+      if (imported.kind === 'import-statement' && !imported.external) stack.push(imported.path);
+    }
+  }
+  return [...seen].flatMap((o) =>
+    Object.entries(metafile.outputs[o]?.inputs ?? {})
+      .filter(([, info]) => info.bytesInOutput > 0)
+      .map(([input]) => input),
+  );
+}
+
+/** What importing the function's `index.mjs` loads. */
+function importLoads(name: string): string[] {
+  const metafile = metafileOf(name);
+  const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/index.mjs'));
+  if (entry === undefined) throw new Error(`${name}: no index.mjs`);
+  return staticInputs(metafile, entry);
+}
+
+/** What importing the chunk built for source module `module` (a dynamic import target) loads. */
+function chunkLoads(name: string, module: string): string[] {
+  const metafile = metafileOf(name);
+  const chunk = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === module)?.[0];
+  if (chunk === undefined) throw new Error(`${name}: no chunk for ${module}`);
+  return staticInputs(metafile, chunk);
+}
+
+const matching = (inputs: string[], pattern: RegExp) => inputs.filter((i) => pattern.test(i));
+
+/** The module of an SDK client class (`@aws-sdk/client-batch/dist-es/BatchClient.js`). */
+const SDK_CLIENT = /node_modules\/@aws-sdk\/client-[a-z-]+\/dist-es\/[A-Za-z]+Client\.js$/;
+const CREDENTIAL_CHAIN =
+  /@aws-sdk\/(credential-provider-(ini|sso|process|web-identity|http|login|node)|nested-clients|token-providers)\/|@smithy\/credential-provider-imds\//;
+
+describe('Lambda bundle contents (esbuild metafile, the stack bundling definition)', () => {
+  it('carries no default credential chain in any function: credentials come from the environment', () => {
+    for (const [name, metafile] of metafiles) {
+      const inputs = Object.keys(metafile.inputs);
+      expect(matching(inputs, CREDENTIAL_CHAIN), name).toEqual([]);
+      // Every function with an SDK client gets the environment's credentials through the alias.
+      if (matching(inputs, SDK_CLIENT).length > 0) {
+        expect(inputs, name).toContain('functions/shared/lambda-credentials.ts');
+      }
+    }
+  });
+
+  it('loads no SDK client and no record store for components, the OpenAPI document, dry runs and schedulers', () => {
+    for (const name of ['Components', 'OpenApi', 'Dryrun', 'Schedulers']) {
+      const loads = importLoads(name);
+      expect(matching(loads, SDK_CLIENT), name).toEqual([]);
+      expect(matching(loads, /^lib\/store\//), name).toEqual([]);
+    }
+    expect(matching(importLoads('OpenApi'), /node_modules\/zod\//)).toEqual([]);
+  });
+
+  it('loads no scheduler, Runner or component code for list, status and state changes (state mapping only)', () => {
+    for (const name of ['List', 'Status', 'StateChange']) {
+      const loads = importLoads(name);
+      expect(
+        matching(
+          loads,
+          /^lib\/(components\/|schedulers\/local-cwd\/|schedulers\/aws-(batch|sagemaker)\/(scheduler|translator|translate)\.ts)/,
+        ),
+        name,
+      ).toEqual([]);
+      expect(loads, name).not.toContain('lib/runner/runner.ts');
+      expect(
+        matching(loads, SDK_CLIENT).filter((i) => !i.endsWith('/DynamoDBClient.js')),
+        name,
+      ).toEqual([]);
+    }
+    // A status refresh imports the Runner on demand.
+    expect(chunkLoads('Status', 'functions/shared/runners.ts')).toContain('lib/runner/runner.ts');
+  });
+
+  it('loads the AWS schedulers with the scheduler routes, and the SDK-free backends only on demand', () => {
+    for (const name of ['Run', 'Cancel', 'Delete', 'Logs', 'Reconciler']) {
+      const loads = importLoads(name);
+      expect(matching(loads, /(Batch|SageMaker)Client\.js$/), name).toHaveLength(2);
+      expect(
+        matching(loads, /^lib\/schedulers\/(local-cwd|slurm|kubernetes|lsf|local-docker)\//),
+        name,
+      ).toEqual([]);
+      const sdkFree = chunkLoads(name, 'functions/shared/backends/sdk-free-backends.ts');
+      expect(matching(sdkFree, /^lib\/schedulers\/local-cwd\//).length, name).toBeGreaterThan(0);
+    }
+  });
+
+  it('loads the regex engine only for a filtered log read', () => {
+    expect(matching(importLoads('Logs'), /node_modules\/re2js\//)).toEqual([]);
+    expect(
+      matching(chunkLoads('Logs', 'lib/schedulers/log-filter.ts'), /node_modules\/re2js\//).length,
+    ).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * What each function builds on its first request: the container, the Planner and the Runner create only the
+ * SDK clients their route needs (the figures of docs/performance.md rest on it), and a scheduler module
+ * loaded on demand changes nothing a caller sees.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ENV } from '../../../functions/shared/env-names.js';
+import { parseRunRequest } from '../../../lib/specs/index.js';
+
+let created: string[];
+
+beforeEach(async () => {
+  vi.resetModules();
+  vi.stubEnv(ENV.tableName, 'apps');
+  vi.stubEnv(ENV.schedulers, 'aws_batch,aws_sagemaker');
+  vi.stubEnv(ENV.batchQueues, 'gpu');
+  vi.stubEnv('AWS_REGION', 'us-east-1');
+  created = [];
+  const container = await import('../../../functions/shared/container.js');
+  container.configureClients((client) => {
+    created.push(client.constructor.name);
+  });
+});
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.resetModules();
+});
+
+const DRYRUN = parseRunRequest({
+  scheduler: 'aws_batch',
+  component: 'dist.ddp',
+  args: ['-j', '2x8', '--script', 'train.py'],
+  cfg: { queue: 'gpu' },
+});
+
+describe('the Planner (dry-run and scheduler-listing functions)', () => {
+  it('dry-runs and describes every enabled scheduler without creating any SDK client', async () => {
+    const { planner } = await import('../../../functions/shared/planning.js');
+    const plans = await planner();
+    expect(plans.describeSchedulers().map((s) => s.name)).toEqual(['aws_batch', 'aws_sagemaker']);
+    expect(plans.dryrunRequest(DRYRUN, 'alice').request).toHaveProperty('submitJob');
+    expect(created).toEqual([]);
+  });
+
+  it('refuses a scheduler that is not enabled, naming the enabled ones', async () => {
+    const { planner } = await import('../../../functions/shared/planning.js');
+    const plans = await planner('slurm');
+    expect(() => plans.dryrunRequest({ ...DRYRUN, scheduler: 'slurm' }, 'alice')).toThrow(
+      expect.objectContaining({ name: 'UnknownSchedulerError' }),
+    );
+    expect(() => plans.cfgWarnings('slurm', {})).toThrow(/aws_batch, aws_sagemaker/);
+  });
+});
+
+describe('the record functions (list, status, state change)', () => {
+  it('create the DynamoDB client only', async () => {
+    const { recordsRunner } = await import('../../../functions/shared/container.js');
+    recordsRunner();
+    expect(created).toEqual(['DynamoDBClient']);
+  });
+});
+
+describe('the Runner (run, refresh, cancel, delete, logs)', () => {
+  it('loads the scheduler a request names: an aws_batch request creates no SageMaker client', async () => {
+    const { runner } = await import('../../../functions/shared/runners.js');
+    const runs = await runner('aws_batch');
+    runs.scheduler('aws_batch');
+    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient']);
+    expect(runs.schedulerBackends()).toEqual(['aws_batch', 'aws_sagemaker']);
+  });
+
+  it('loads every enabled scheduler when none is named (the reconciler), sharing one Logs client', async () => {
+    const { runner } = await import('../../../functions/shared/runners.js');
+    const runs = await runner();
+    for (const name of runs.schedulerBackends()) runs.scheduler(name);
+    expect(created.sort()).toEqual([
+      'BatchClient',
+      'CloudWatchLogsClient',
+      'DynamoDBClient',
+      'SageMakerClient',
+    ]);
+  });
+});
