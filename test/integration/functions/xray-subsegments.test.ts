@@ -181,7 +181,7 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
 
   it('traces the Batch, SageMaker and CloudWatch Logs clients of the schedulers, with retries and faults', async () => {
     const { runner: runnerFor } = await import('../../../functions/shared/runners.js');
-    const runner = await runnerFor('aws_sagemaker');
+    const runner = await runnerFor();
     runner.scheduler('aws_batch');
     runner.scheduler('aws_sagemaker');
     const batch = built.get('BatchClient') as BatchClient;
