@@ -8,4 +8,5 @@ export * from './bounds.js';
 export * from './dynamo-app-record-store.js';
 export * from './errors.js';
 export * from './item-size.js';
+export { appPartitionKey } from './keys.js';
 export * from './table.js';
