@@ -13,11 +13,11 @@
  * the load average when the level started.
  *
  * With `compareRef`, the same run also starts the server of that git revision (extracted to a temporary
- * directory, sharing this checkout's node_modules) and alternates the two servers round by round (ABBA), so
+ * directory, sharing this checkout's node_modules; or of that directory, used as it is) and alternates the two servers round by round (ABBA), so
  * both see the same machine load; the rows pool every round.
  */
 import { type ChildProcess, execSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './bundling.js';
@@ -46,7 +46,7 @@ export interface ApiLatencyOptions {
   levels: number[];
   /** Rounds per server (default 1; 2 when comparing). */
   rounds?: number;
-  /** A git revision whose server runs alternately with this checkout's. */
+  /** A git revision (or a checkout's directory) whose server runs alternately with this checkout's. */
   compareRef?: string;
 }
 
@@ -175,7 +175,7 @@ async function startServer(root: string): Promise<ServerProcess> {
 }
 
 /** The source of `ref`, extracted to a temporary directory that uses this checkout's node_modules. */
-function checkout(ref: string): string {
+function extract(ref: string): string {
   if (!/^[\w./~^-]+$/.test(ref)) throw new Error(`--compare: ${JSON.stringify(ref)} is not a git revision`);
   const dir = mkdtempSync(join(tmpdir(), 'txs-bench-compare-'));
   execSync(`git archive ${ref} | tar -x -C ${dir}`, { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -195,8 +195,11 @@ interface Pooled {
 /** Runs the operations at each level, against this checkout's server and, with `compareRef`, another one's. */
 export async function apiLatency(options: ApiLatencyOptions): Promise<LatencyRow[]> {
   const servers = [{ name: 'this checkout', root: ROOT }];
-  const extracted = options.compareRef ? checkout(options.compareRef) : undefined;
-  if (options.compareRef && extracted) servers.push({ name: options.compareRef, root: extracted });
+  const other = options.compareRef;
+  // A directory is used as it is (e.g. a copy of this checkout with one change undone).
+  const given = other !== undefined && existsSync(join(other, 'lib/local/server.ts')) ? other : undefined;
+  const extracted = other !== undefined && given === undefined ? extract(other) : undefined;
+  if (other !== undefined) servers.push({ name: other, root: given ?? (extracted as string) });
   const rounds = options.rounds ?? (servers.length > 1 ? 2 : 1);
   const pooled = new Map<string, Pooled>();
   const keyOf = (server: string, op: Operation, clients: number) =>

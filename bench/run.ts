@@ -2,8 +2,8 @@
  * `npm run bench`: every benchmark of issue 7, printed as tables and written to bench/results/latest.json.
  * `npm run bench -- --only=sizes,cold,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
  * fewer runs and smaller tables (for trying changes, not for the README). For the local API latency,
- * `--compare=<git revision>` runs that revision's server alternately with this checkout's (`--rounds=N`
- * rounds each, default 2).
+ * `--compare=<git revision or directory>` runs that revision's (or checkout's) server alternately with this
+ * checkout's (`--rounds=N` rounds each, default 2).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
