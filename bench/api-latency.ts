@@ -1,6 +1,7 @@
 /**
  * Local API latency: the local server (`npm start`: the same handlers over HTTP, dynalite in-process) runs in
- * its own process with 3,955 seeded records; closed-loop clients in this process (`node:http`,
+ * its own process, as `npm start` runs it (a log line per request; Powertools at WARN), with 3,955 seeded
+ * records; closed-loop clients in this process (`node:http`,
  * bench/lib/http-load.ts) send status, list (50 records) and dryrun requests at 1, 10 and 100 concurrent
  * clients over keep-alive connections, and status also over a new connection per request (as `curl` sends
  * it). Status reads 200 apps over and over (what polling clients do), and separately each app once ("first
@@ -135,22 +136,37 @@ async function startServer(root: string): Promise<ServerProcess> {
     ['--import', 'tsx', join(ROOT, 'bench/local-server-process.ts'), String(SEEDED), root],
     {
       cwd: ROOT,
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', POWERTOOLS_METRICS_DISABLED: 'true' },
-      stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+      // What `npm start` sets (lib/local/main.ts).
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'WARN', POWERTOOLS_METRICS_DISABLED: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
+  // Powertools warns of an empty metrics flush whenever concurrent requests share its Metrics (local mode):
+  // that line is dropped, everything else the server says on stderr is shown.
+  child.stderr?.on('data', (chunk: Buffer) => {
+    const lines = chunk.toString().split('\n');
+    const kept = lines.filter((line) => !line.startsWith('No application metrics to publish'));
+    if (kept.some((line) => line !== '')) process.stderr.write(kept.join('\n'));
+  });
   const { url, appIds } = await new Promise<{ url: string; appIds: string[] }>((resolve, reject) => {
     let buffer = '';
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`local server exited ${code}`)));
+    let found = false;
+    // After the first line, stdout (a line per request) is read and dropped, as a terminal would show it.
     child.stdout?.on('data', (chunk: Buffer) => {
+      if (found) return;
       buffer += chunk.toString();
       // Only whole lines: the one with the app ids is longer than a pipe's chunk.
       const line = buffer
         .split('\n')
         .slice(0, -1)
         .find((l) => l.startsWith('{"url"'));
-      if (line) resolve(JSON.parse(line) as { url: string; appIds: string[] });
+      if (line) {
+        found = true;
+        buffer = '';
+        resolve(JSON.parse(line) as { url: string; appIds: string[] });
+      }
     });
   }).catch((error: unknown) => {
     child.kill('SIGTERM');

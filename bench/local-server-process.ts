@@ -1,7 +1,8 @@
 /**
  * The local API server (`npm start`'s) in its own process for the latency benchmark. Arguments: how many
  * aws_batch records to seed for the user `bench` (default 200) and the checkout whose code to run (default this
- * one; another one for a before/after comparison). Prints `{url, appIds}` as one JSON line; answers the IPC
+ * one; another one for a before/after comparison). Runs it as `npm start` does (verbose: a line per request on
+ * stdout). Prints `{url, appIds}` as one JSON line; answers the IPC
  * message `cpu` with the process's CPU time (`process.cpuUsage()`: every thread, µs); runs until killed.
  */
 import { mkdtempSync } from 'node:fs';
@@ -27,6 +28,8 @@ const server = await startLocalServer({
   inMemory: true,
   reconcileEveryMs: 0,
   schedulers: ['local_cwd', 'aws_batch'],
+  // As `npm start` runs it: a line per request on stdout.
+  verbose: true,
 });
 const appIds = Array.from({ length: count }, (_, i) => `ml-gpu-queue:bench-${i}`);
 const seed = async (i: number, appId: string) => {

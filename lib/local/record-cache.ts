@@ -27,7 +27,7 @@ import type { DynamoDbWrite, WriteObserver } from './embedded-dynamodb.js';
 
 /** Options of {@link RecordCache}. */
 export interface RecordCacheOptions {
-  /** Most bytes of records (as JSON) kept; default 32 MiB. */
+  /** Most bytes of records (as JSON) kept; default 8 MiB (thousands of records; a few times that in heap). */
   maxBytes?: number;
   /** Clock (epoch ms) for the records' TTL; default `Date.now`, the store's clock. */
   now?: () => number;
@@ -86,7 +86,7 @@ export class RecordCache {
   private readonly counts = { hits: 0, misses: 0, notKept: 0 };
 
   constructor(options: RecordCacheOptions = {}) {
-    this.maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
+    this.maxBytes = options.maxBytes ?? 8 * 1024 * 1024;
     this.now = options.now ?? Date.now;
   }
 
