@@ -20,6 +20,7 @@ import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
 import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { LocalAccess, type ProcNetReader } from './access.js';
+import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
@@ -246,9 +247,8 @@ async function serve(
   process.env[ENV.localReplicaUmask] = replicaUmask.toString(8);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-  const log = (line: string) => {
-    if (options.verbose) console.log(line);
-  };
+  const log = options.verbose ? batchedLines(process.stdout) : Object.assign(() => {}, { flush() {} });
+  undo.push(() => log.flush());
   const root = resolve(new URL('../..', import.meta.url).pathname);
   const stateChange = (await import(
     pathToFileURL(join(root, 'functions/events/apply-state-change.ts')).href
