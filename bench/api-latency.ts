@@ -40,6 +40,8 @@ export interface LatencyRow {
   clientCpuMsPerRequest: number;
   /** 1-minute load average when the row's runs started (mean over rounds). */
   loadAverage: number;
+  /** Requests answered with another status than 200 (e.g. 503 when the store failed). */
+  errors: number;
 }
 
 /** Options of {@link apiLatency}. */
@@ -141,6 +143,9 @@ async function startServer(root: string): Promise<ServerProcess> {
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     },
   );
+  // Never outlive the benchmark, whatever ends it.
+  const orphaned = () => child.kill('SIGTERM');
+  process.once('exit', orphaned);
   // Powertools warns of an empty metrics flush whenever concurrent requests share its Metrics (local mode):
   // that line is dropped, everything else the server says on stderr is shown.
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -184,6 +189,7 @@ async function startServer(root: string): Promise<ServerProcess> {
         child.send('cpu');
       }),
     stop: () => {
+      process.off('exit', orphaned);
       child.removeAllListeners('exit');
       child.kill('SIGTERM');
     },
@@ -206,6 +212,7 @@ interface Pooled {
   serverCpuMs: number;
   clientCpuMs: number;
   loads: number[];
+  errors: number;
 }
 
 /** Runs the operations at each level, against this checkout's server and, with `compareRef`, another one's. */
@@ -259,6 +266,7 @@ export async function apiLatency(options: ApiLatencyOptions): Promise<LatencyRow
                 serverCpuMs: 0,
                 clientCpuMs: 0,
                 loads: [],
+                errors: 0,
               };
               into.latenciesMs.push(...run.latenciesMs);
               into.elapsedMs += run.elapsedMs;
@@ -266,6 +274,7 @@ export async function apiLatency(options: ApiLatencyOptions): Promise<LatencyRow
               into.serverCpuMs += serverCpuMs;
               into.clientCpuMs += run.clientCpuMs;
               into.loads.push(load);
+              into.errors += run.errors;
               pooled.set(key, into);
             }
           }
@@ -295,6 +304,7 @@ export async function apiLatency(options: ApiLatencyOptions): Promise<LatencyRow
           serverCpuMsPerRequest: round(p.serverCpuMs / p.requests, 3),
           clientCpuMsPerRequest: round(p.clientCpuMs / p.requests, 3),
           loadAverage: round(p.loads.reduce((a, b) => a + b, 0) / p.loads.length, 2),
+          errors: p.errors,
         });
       }
     }

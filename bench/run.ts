@@ -280,6 +280,7 @@ if (wanted('latency')) {
         'server CPU ms/req',
         'client CPU ms/req',
         'load',
+        'errors',
       ],
       rows.map((r) => [
         r.server,
@@ -293,6 +294,7 @@ if (wanted('latency')) {
         r.serverCpuMsPerRequest,
         r.clientCpuMsPerRequest,
         r.loadAverage,
+        r.errors,
       ]),
     ),
   );
