@@ -12,8 +12,8 @@
  * - a write drops the entry of the record it touches when it starts and again when it ends; a write whose
  *   item it cannot name (a batch, a table change) drops every entry;
  * - a miss keeps what it read only if no write was under way when it ended and none started or ended while it
- *   read (an {@link RecordCache.epoch} that every write start and end advances), so a read that overlapped a
- *   write never stores the value from before it.
+ *   read (a counter that every write's start and end advances), so a read that overlapped a write never
+ *   stores the value from before it.
  *
  * Entries are frozen (every caller shares them), honour the record's TTL exactly as the store does, and are
  * bounded in size (least recently used dropped first).

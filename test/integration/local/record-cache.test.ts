@@ -208,6 +208,15 @@ describe('RecordCache', () => {
     }).toThrow(TypeError);
   });
 
+  it('lets a transition start from a cached record, as from one the store just read', async () => {
+    const { handle } = await created();
+    await cached.get(handle);
+    const current = (await cached.get(handle)) as AppRecord;
+    const outcome = await store.transition(handle, event('RUNNING', 0, T0 + 1000), current);
+    expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED', version: 2 });
+    expect((await cached.get(handle))?.state).toBe('RUNNING');
+  });
+
   it('drops the least recently used records beyond its size bound', async () => {
     const handles = [];
     for (let i = 0; i < 4; i++) handles.push((await created()).handle);
