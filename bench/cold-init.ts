@@ -75,6 +75,8 @@ export function firstEvent(name: string): unknown {
       return apiEvent({ method: 'POST', resource: '/v1/apps', body: BODY });
     case 'List':
       return apiEvent({ method: 'GET', resource: '/v1/apps' });
+    case 'Counts':
+      return apiEvent({ method: 'GET', resource: '/v1/apps/counts' });
     case 'Status':
       return apiEvent({ method: 'GET', resource: '/v1/apps/{scheduler}/{appId}', pathParameters: APP });
     case 'Delete':

@@ -3,8 +3,10 @@
  * `npm run bench -- --only=sizes,cold,xray,dryrun,calls,ingestion,list,latency` runs a subset; `--quick` uses
  * fewer runs and smaller tables (for trying changes, not for the README). `--baseline=[<label>=]<dir>`
  * (repeatable) measures another build's function bundles (`<dir>/<Function>/index.mjs`, e.g. another commit's
- * `dist/lambda`) in the same alternating cold-init rounds; `--rounds=<n>` sets their number;
- * `--out=<name>` writes bench/results/<name>.json.
+ * `dist/lambda`) in the same alternating cold-init rounds; `--out=<name>` writes bench/results/<name>.json.
+ * For the local API latency, `--compare=<git revision or directory>` runs that revision's (or checkout's)
+ * server alternately with this checkout's. `--rounds=<n>` sets the number of rounds of both (cold init: 11 by
+ * default; latency: 2).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -324,13 +326,45 @@ if (inProcess) {
 
 if (wanted('latency')) {
   const { apiLatency } = await import('./api-latency.js');
-  const rows = await apiLatency(quick ? [1, 10] : [1, 10, 100]);
+  const compareRef = args.find((a) => a.startsWith('--compare='))?.slice('--compare='.length);
+  const roundsArg = args.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length);
+  const rows = await apiLatency({
+    levels: quick ? [1, 10] : [1, 10, 100],
+    ...(compareRef ? { compareRef } : {}),
+    ...(roundsArg ? { rounds: Number(roundsArg) } : {}),
+  });
   results.apiLatency = rows;
   section(
-    'Local API latency (npm start server in its own process; closed-loop clients)',
+    'Local API latency (npm start server in its own process; closed-loop node:http clients in another)',
     table(
-      ['operation', 'clients', 'requests', 'p50 ms', 'p99 ms', 'requests/s'],
-      rows.map((r) => [r.operation, r.clients, r.requests, r.p50Ms, r.p99Ms, r.perSecond]),
+      [
+        'server',
+        'operation',
+        'connections',
+        'clients',
+        'requests',
+        'p50 ms',
+        'p99 ms',
+        'requests/s',
+        'server CPU ms/req',
+        'client CPU ms/req',
+        'load',
+        'errors',
+      ],
+      rows.map((r) => [
+        r.server,
+        r.operation,
+        r.connections,
+        r.clients,
+        r.requests,
+        r.p50Ms,
+        r.p99Ms,
+        r.perSecond,
+        r.serverCpuMsPerRequest,
+        r.clientCpuMsPerRequest,
+        r.loadAverage,
+        r.errors,
+      ]),
     ),
   );
 }

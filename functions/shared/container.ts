@@ -16,7 +16,7 @@
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
@@ -38,6 +38,13 @@ export interface LocalModeHooks {
    * change after its write commits, retrying). The deployed stack publishes from the table's stream.
    */
   publisher?: AppStateChangePublisher;
+  /** How the record store's DynamoDB client sends its requests (local mode: to dynalite in process). */
+  dynamoDbRequestHandler?: DynamoDBClientConfig['requestHandler'];
+  /**
+   * Wraps the store the Runners use (local mode: its read-through record cache); `records` is the DynamoDB
+   * store under it.
+   */
+  wrapRecordStore?: (store: AppRecordStore, records: DynamoAppRecordStore) => AppRecordStore;
 }
 
 /** Any SDK client the container creates. */
@@ -128,6 +135,7 @@ export function store(): DynamoAppRecordStore {
             endpoint,
             region: process.env.AWS_REGION ?? 'local',
             credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+            ...(hooks.dynamoDbRequestHandler ? { requestHandler: hooks.dynamoDbRequestHandler } : {}),
           }
         : {},
     ),
@@ -144,17 +152,19 @@ export function store(): DynamoAppRecordStore {
 
 /**
  * The store the Runners write through: the DynamoDB store, wrapped in the local outbox when local mode set
- * a publisher (in AWS, the table's stream feeds the publisher function instead).
+ * a publisher (in AWS, the table's stream feeds the publisher function instead), then in what local mode's
+ * `wrapRecordStore` adds (its record cache).
  */
 export function runnerStore(): AppRecordStore {
   if (builtRunnerStore) return builtRunnerStore;
   const publisher = hooks.publisher;
-  builtRunnerStore = publisher
+  const published = publisher
     ? withLocalOutbox(store(), {
         publisher,
         onGiveUp: (error) => console.error('local AppState Change event not published:', error),
       })
     : store();
+  builtRunnerStore = hooks.wrapRecordStore?.(published, store()) ?? published;
   return builtRunnerStore;
 }
 

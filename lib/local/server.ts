@@ -12,15 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceNotFoundException,
-  UpdateTableCommand,
-} from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import dynalite from 'dynalite';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
@@ -29,10 +21,13 @@ import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/loca
 import { OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
-import { createTableInput } from '../store/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
+import { batchedLines } from './console-lines.js';
+import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
+import { RecordCache } from './record-cache.js';
+import { ensureRecordTable } from './record-table.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -186,52 +181,6 @@ function sendJson(
   res.end(JSON.stringify(body));
 }
 
-async function ensureTable(endpoint: string): Promise<void> {
-  // The same region and credentials the container's store uses (functions/shared/container.ts): a DynamoDB
-  // that keeps tables per region (moto, DynamoDB Local) must see the table where the store looks for it.
-  const client = new DynamoDBClient({
-    endpoint,
-    region: process.env.AWS_REGION ?? 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: LOCAL_TABLE_NAME }));
-    // A data dir from an older version may lack an index added since (e.g. byCreated): add it.
-    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-    const wanted = createTableInput(LOCAL_TABLE_NAME);
-    for (const index of wanted.GlobalSecondaryIndexes ?? []) {
-      if (present.has(index.IndexName)) continue;
-      await client.send(
-        new UpdateTableCommand({
-          TableName: LOCAL_TABLE_NAME,
-          AttributeDefinitions: wanted.AttributeDefinitions,
-          GlobalSecondaryIndexUpdates: [{ Create: index }],
-        }),
-      );
-    }
-  } catch (error) {
-    if (!(error instanceof ResourceNotFoundException)) throw error;
-    await client.send(new CreateTableCommand(createTableInput(LOCAL_TABLE_NAME)));
-  } finally {
-    client.destroy();
-  }
-}
-
-/** The embedded dynalite: persisted under `dataDir`, or in memory. */
-async function startDynalite(
-  dataDir: string,
-  inMemory: boolean,
-): Promise<{ endpoint: string; close(): Promise<void> }> {
-  const db = inMemory
-    ? dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 })
-    : dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((ok) => db.listen(0, '127.0.0.1', ok));
-  return {
-    endpoint: `http://127.0.0.1:${(db.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((ok) => db.close(() => ok())),
-  };
-}
-
 /**
  * Starts the local API.
  *
@@ -282,10 +231,18 @@ async function serve(
   dataDir: string,
   undo: Array<() => void | Promise<void>>,
 ): Promise<LocalServer> {
-  const db = options.dynamodbEndpoint ? undefined : await startDynalite(dataDir, options.inMemory ?? false);
+  // The embedded dynalite has one writer, this server, whose every write it reports: records can be cached.
+  const cache = options.dynamodbEndpoint ? undefined : new RecordCache();
+  const db = cache
+    ? startEmbeddedDynamoDb({
+        dataDir,
+        inMemory: options.inMemory ?? false,
+        observeWrites: cache.observeWrite,
+      })
+    : undefined;
   if (db !== undefined) undo.push(() => db.close());
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
-  await ensureTable(dbEndpoint);
+  await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.requestHandler);
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
@@ -298,9 +255,8 @@ async function serve(
   process.env[ENV.localReplicaUmask] = replicaUmask.toString(8);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-  const log = (line: string) => {
-    if (options.verbose) console.log(line);
-  };
+  const log = options.verbose ? batchedLines(process.stdout) : Object.assign(() => {}, { flush() {} });
+  undo.push(() => log.flush());
   const root = resolve(new URL('../..', import.meta.url).pathname);
   const stateChange = (await import(
     pathToFileURL(join(root, 'functions/events/apply-state-change.ts')).href
@@ -317,6 +273,12 @@ async function serve(
   let bus: Promise<unknown> = Promise.resolve();
   const pending = new Set<Promise<unknown>>();
   configureLocalMode({
+    ...(db && cache
+      ? {
+          dynamoDbRequestHandler: db.requestHandler,
+          wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
+        }
+      : {}),
     emitEvent: (event) => {
       const delivery = bus
         .then(() => stateChange.handleStateChange(event))

@@ -117,6 +117,11 @@ export class DynamoAppRecordStore implements AppRecordStore {
     return this.records.get(handle);
   }
 
+  /** {@inheritDoc AppRecords.expiresAtOf} */
+  expiresAtOf(record: AppRecord): number | undefined {
+    return this.records.expiresAtOf(record);
+  }
+
   /** {@inheritDoc AppRecords.transition} */
   transition(
     handle: AppHandle,

@@ -9,4 +9,5 @@ export { documentClientOf } from './context.js';
 export * from './dynamo-app-record-store.js';
 export * from './errors.js';
 export * from './item-size.js';
+export { appPartitionKey } from './keys.js';
 export * from './table.js';

@@ -126,6 +126,16 @@ export class AppRecords {
   }
 
   /**
+   * The TTL (epoch seconds) of the item `record` was read from, when {@link get} returned it: from then on the
+   * record counts as gone. Undefined when the item has none (the app is not terminal) or `record` did not come
+   * from this store's `get`.
+   */
+  expiresAtOf(record: AppRecord): number | undefined {
+    const expiresAt = this.itemsOfRecords.get(record)?.[A.expiresAt];
+    return typeof expiresAt === 'number' ? expiresAt : undefined;
+  }
+
+  /**
    * Applies a transition if `decideTransition` accepts it. Reads the record, decides, and writes the new
    * record with one UpdateItem conditioned on the version it read and on the forward rule; when another
    * writer got there first, it reads again and decides again. Concurrent transitions of one app are thus
