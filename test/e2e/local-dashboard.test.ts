@@ -27,7 +27,11 @@ const printed: string[] = [];
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'txs-dash-'));
   const { startLocalServer } = await import('../../lib/local/server.js');
-  vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => void printed.push(args.join(' ')));
+  // The server writes its lines to stdout in batches (lib/local/console-lines.ts); keep them line by line.
+  vi.spyOn(process.stdout, 'write').mockImplementation((text: string | Uint8Array) => {
+    printed.push(...String(text).split('\n').filter((line) => line !== ''));
+    return true;
+  });
   server = await startLocalServer({
     port: 0,
     dataDir: join(root, 'data'),
