@@ -29,7 +29,11 @@ beforeAll(async () => {
   const { startLocalServer } = await import('../../lib/local/server.js');
   // The server writes its lines to stdout in batches (lib/local/console-lines.ts); keep them line by line.
   vi.spyOn(process.stdout, 'write').mockImplementation((text: string | Uint8Array) => {
-    printed.push(...String(text).split('\n').filter((line) => line !== ''));
+    printed.push(
+      ...String(text)
+        .split('\n')
+        .filter((line) => line !== ''),
+    );
     return true;
   });
   server = await startLocalServer({

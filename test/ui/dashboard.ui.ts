@@ -1,16 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../functions/shared/env-names.js';
 import { startUiProxy } from '../../lib/cli/ui-proxy.js';
 import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { makeAppDef, makeAppHandle, makeRole } from '../../lib/specs/index.js';
-import { DynamoAppRecordStore } from '../../lib/store/index.js';
 
 /** Debian's Chromium, with no network of its own (no downloads, no updates, no sync). */
 const CHROMIUM_ARGS = [
@@ -315,16 +311,10 @@ describe('the dashboard in Chromium', () => {
     const reason =
       'MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT - The job resource requirement (vCPU/memory/GPU) is higher ' +
       'than that can be met by the CE(s) attached to the job queue.';
-    const client = DynamoDBDocumentClient.from(
-      new DynamoDBClient({
-        endpoint: process.env[ENV.dynamoDbEndpoint] ?? '',
-        region: process.env.AWS_REGION ?? 'local',
-        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-      }),
-      { marshallOptions: { removeUndefinedValues: true } },
-    );
-    const { LOCAL_TABLE_NAME } = await import('../../lib/local/server.js');
-    const store = new DynamoAppRecordStore({ tableName: LOCAL_TABLE_NAME, documentClient: client });
+    // The server runs in this process: its own store writes through the in-process DynamoDB handler (no
+    // socket), which also keeps the server's record cache coherent.
+    const { store: serverStore } = await import('../../functions/shared/container.js');
+    const store = serverStore();
     const appId = 'gpu-queue:big-trainer-x7q2';
     const handle = makeAppHandle('aws_batch', 'torchx', appId);
     const role = makeRole({
@@ -353,7 +343,6 @@ describe('the dashboard in Chromium', () => {
       source: 'event',
       reason,
     });
-    client.destroy();
 
     await page.goto(`${server.url}/#/app/aws_batch/${encodeURIComponent(appId)}`);
     await eventually(() => page.locator('h1').innerText()).toContain('PENDING');
