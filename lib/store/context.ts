@@ -59,27 +59,45 @@ export async function call<T>(context: StoreContext, operation: string, run: () 
 }
 
 /**
+ * Runs one conditional write through {@link call}.
+ *
+ * @returns true when it was applied, false when its condition failed (nothing was written).
+ * @throws StoreError for any other failure.
+ * @example
+ * ```ts
+ * const applied = await conditionalWrite(context, 'DeleteItem', () => context.client.send(deleteCommand));
+ * ```
+ */
+export async function conditionalWrite(
+  context: StoreContext,
+  operation: string,
+  write: () => Promise<unknown>,
+): Promise<boolean> {
+  try {
+    await call(context, operation, write);
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
+}
+
+/**
  * Puts `item` unless an unexpired item with its key exists (create-once for records and idempotency
  * reservations; an item past its TTL that DynamoDB has not deleted yet counts as absent).
  *
  * @returns false when the condition failed (the item exists).
  */
 export async function putIfAbsent(context: StoreContext, item: Item, now: number): Promise<boolean> {
-  try {
-    await call(context, 'PutItem', () =>
-      context.client.send(
-        new PutCommand({
-          TableName: context.tableName,
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
-          ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
-          ExpressionAttributeValues: { ':nowSeconds': now },
-        }),
-      ),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
-  }
+  return conditionalWrite(context, 'PutItem', () =>
+    context.client.send(
+      new PutCommand({
+        TableName: context.tableName,
+        Item: item,
+        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
+        ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
+        ExpressionAttributeValues: { ':nowSeconds': now },
+      }),
+    ),
+  );
 }

@@ -8,8 +8,8 @@
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyLease, IdempotencyReservation } from '../runner/store.js';
 import type { AppHandle, FieldIssue } from '../specs/index.js';
-import { call, type Item, putIfAbsent, type StoreContext } from './context.js';
-import { IdempotencyReservationError, isConditionalCheckFailed, StoreConflictError } from './errors.js';
+import { call, conditionalWrite, type Item, putIfAbsent, type StoreContext } from './context.js';
+import { IdempotencyReservationError, StoreConflictError } from './errors.js';
 import { IDEMPOTENCY_SORT_KEY, idempotencyPartitionKey } from './keys.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
 import {
@@ -134,35 +134,29 @@ export class IdempotencyKeys {
     lease: IdempotencyLease,
   ): Promise<boolean> {
     const { client, tableName } = this.context;
-    try {
-      await call(this.context, 'UpdateItem', () =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: reservationKey(owner, key),
-            UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
-            ConditionExpression:
-              '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
-            ExpressionAttributeNames: {
-              '#holder': 'holder',
-              '#lease': 'leaseExpiresAt',
-              '#previous': 'previousHolder',
-              '#handle': 'handle',
-            },
-            ExpressionAttributeValues: {
-              ':holder': lease.holder,
-              ':lease': lease.until,
-              ':previous': holder,
-              ':previousLease': leaseEnd,
-            },
-          }),
-        ),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+    return conditionalWrite(this.context, 'UpdateItem', () =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: reservationKey(owner, key),
+          UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
+          ConditionExpression:
+            '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
+          ExpressionAttributeNames: {
+            '#holder': 'holder',
+            '#lease': 'leaseExpiresAt',
+            '#previous': 'previousHolder',
+            '#handle': 'handle',
+          },
+          ExpressionAttributeValues: {
+            ':holder': lease.holder,
+            ':lease': lease.until,
+            ':previous': holder,
+            ':previousLease': leaseEnd,
+          },
+        }),
+      ),
+    );
   }
 
   /**
@@ -177,8 +171,8 @@ export class IdempotencyKeys {
     requireText(issues, 'handle', handle, MAX_HANDLE_BYTES);
     throwIfIssues('idempotency completion', issues);
     const { client, tableName } = this.context;
-    try {
-      await call(this.context, 'UpdateItem', () =>
+    if (
+      await conditionalWrite(this.context, 'UpdateItem', () =>
         client.send(
           new UpdateCommand({
             TableName: tableName,
@@ -190,17 +184,16 @@ export class IdempotencyKeys {
             ExpressionAttributeValues: { ':handle': handle },
           }),
         ),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-      const existing = await this.getItem(owner, key);
-      throw new IdempotencyReservationError(
-        existing
-          ? `Idempotency key '${key}' is already bound to ${String(existing.handle)}, not ${handle}`
-          : `Idempotency key '${key}' has no reservation to complete (it expired or was released); ` +
-              `${handle} was submitted without one`,
-      );
-    }
+      )
+    )
+      return;
+    const existing = await this.getItem(owner, key);
+    throw new IdempotencyReservationError(
+      existing
+        ? `Idempotency key '${key}' is already bound to ${String(existing.handle)}, not ${handle}`
+        : `Idempotency key '${key}' has no reservation to complete (it expired or was released); ` +
+            `${handle} was submitted without one`,
+    );
   }
 
   /** Drops a reservation whose submission failed. A completed reservation (with a handle) is kept. */
@@ -210,20 +203,17 @@ export class IdempotencyKeys {
     validateIdempotencyKey(issues, key);
     throwIfIssues('idempotency release', issues);
     const { client, tableName } = this.context;
-    try {
-      await call(this.context, 'DeleteItem', () =>
-        client.send(
-          new DeleteCommand({
-            TableName: tableName,
-            Key: reservationKey(owner, key),
-            ConditionExpression: 'attribute_not_exists(#handle)',
-            ExpressionAttributeNames: { '#handle': 'handle' },
-          }),
-        ),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    // A completed reservation fails the condition and is kept.
+    await conditionalWrite(this.context, 'DeleteItem', () =>
+      client.send(
+        new DeleteCommand({
+          TableName: tableName,
+          Key: reservationKey(owner, key),
+          ConditionExpression: 'attribute_not_exists(#handle)',
+          ExpressionAttributeNames: { '#handle': 'handle' },
+        }),
+      ),
+    );
   }
 
   private async getItem(owner: string, key: string): Promise<Item | undefined> {

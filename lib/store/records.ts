@@ -26,8 +26,8 @@ import {
 } from '../specs/index.js';
 import { appItem, expiryOf, recordOf, storable } from './app-items.js';
 import { boundRecord } from './bounds.js';
-import { call, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
-import { isConditionalCheckFailed, RecordTooLargeError, StoreConflictError } from './errors.js';
+import { call, conditionalWrite, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
+import { RecordTooLargeError, StoreConflictError } from './errors.js';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
 import { APP_SORT_KEY, appPartitionKey } from './keys.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
@@ -194,8 +194,8 @@ export class AppRecords {
     requireTime(issues, 'at', at, false);
     throwIfIssues('cancel request', issues);
     const { client, tableName } = this.context;
-    try {
-      await call(this.context, 'UpdateItem', () =>
+    if (
+      !(await conditionalWrite(this.context, 'UpdateItem', () =>
         client.send(
           new UpdateCommand({
             TableName: tableName,
@@ -206,11 +206,9 @@ export class AppRecords {
             ExpressionAttributeValues: { ':at': at },
           }),
         ),
-      );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) throw new UnknownAppError(handle);
-      throw error;
-    }
+      ))
+    )
+      throw new UnknownAppError(handle);
   }
 
   /** The item of an app record at `version`, with this store's retention. */
@@ -288,23 +286,19 @@ export class AppRecords {
       );
     }
     const { client, tableName } = this.context;
-    try {
-      await call(this.context, 'UpdateItem', () =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
-            UpdateExpression: update,
-            ConditionExpression: `#version = :version AND ${forward.expression}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: values,
-          }),
-        ),
-      );
-      return version + 1;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+    return (await conditionalWrite(this.context, 'UpdateItem', () =>
+      client.send(
+        new UpdateCommand({
+          TableName: tableName,
+          Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
+          UpdateExpression: update,
+          ConditionExpression: `#version = :version AND ${forward.expression}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    ))
+      ? version + 1
+      : undefined;
   }
 }
