@@ -6,7 +6,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PY=${TXS_PYTHON:-/usr/bin/python3}
-export TXS_VENDOR_DIR=${TXS_VENDOR_DIR:-$(cd .. && pwd)/shared/vendor}
+# TorchX's sources: $TXS_VENDOR_DIR, else ../shared/vendor beside this checkout, else beside the checkout this
+# one was cloned from (a throwaway clone elsewhere, e.g. `git clone -q . "$(mktemp -d)"` to test a submission).
+vendor_beside() { [ -n "$1" ] && [ -d "$1/../shared/vendor/torchx/torchx" ] && (cd "$1/../shared/vendor" && pwd); }
+origin=$(git config --get remote.origin.url 2>/dev/null || true)
+[ -d "$origin" ] || origin=""
+export TXS_VENDOR_DIR=${TXS_VENDOR_DIR:-$(vendor_beside "$PWD" || vendor_beside "$origin" || echo "$(cd .. && pwd)/shared/vendor")}
 if [ ! -d "$TXS_VENDOR_DIR/torchx/torchx" ]; then
   echo "TorchX sources not found in $TXS_VENDOR_DIR (set TXS_VENDOR_DIR)" >&2
   exit 1
