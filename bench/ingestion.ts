@@ -4,8 +4,6 @@
  * concurrent deliveries (concurrent Lambda instances), with the DynamoDB reads and writes each event costs.
  * The same concurrency of bare GetItem calls gives dynalite's own ceiling on this machine.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appPartitionKey } from '../lib/store/keys.js';
 import { batchLifecycle, type Envelope, T0 } from '../test/reliability/helpers/batch-events.js';
@@ -86,17 +84,15 @@ export async function stateChangeIngestion(env: FunctionsEnvironment, apps = 500
       else reads += n;
     }
     // The same events once more, DynamoDB answered in memory with the record each event expects.
-    const raw = await env.db.client.send(
-      new GetItemCommand({
-        TableName: env.db.tableName,
-        Key: {
-          pk: {
-            S: appPartitionKey(makeAppHandle('aws_batch', 'torchx', `ml-gpu-queue:ingest-c${concurrency}-0`)),
-          },
-          sk: { S: 'A' },
+    const raw = await env.db.itemClient.call<{ Item?: Record<string, unknown> }>('GetItem', {
+      TableName: env.db.tableName,
+      Key: {
+        pk: {
+          S: appPartitionKey(makeAppHandle('aws_batch', 'torchx', `ml-gpu-queue:ingest-c${concurrency}-0`)),
         },
-      }),
-    );
+        sk: { S: 'A' },
+      },
+    });
     const item: Record<string, unknown> = {
       ...raw.Item,
       state: { S: 'SUBMITTED' },
@@ -121,7 +117,7 @@ export async function stateChangeIngestion(env: FunctionsEnvironment, apps = 500
     const probes = Array.from({ length: 3000 }, (_, i) => i);
     const getStart = process.hrtime.bigint();
     await runPool(probes, concurrency, () =>
-      env.db.documentClient.send(new GetCommand({ TableName: env.db.tableName, Key: { pk: 'x', sk: 'A' } })),
+      env.db.itemClient.get({ TableName: env.db.tableName, Key: { pk: 'x', sk: 'A' } }),
     );
     rows.push({
       concurrency,

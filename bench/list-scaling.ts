@@ -6,7 +6,7 @@
  * page (50 newest), the page after 10 pages (nextToken), and a filtered page (state=RUNNING), after one
  * untimed warm-up of each size, in alternating rounds (size after size) so no size pays the warm-up.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AppRecord } from '../lib/specs/index.js';
 import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appItem } from '../lib/store/app-items.js';
@@ -93,12 +93,15 @@ export async function listScaling(
     await Promise.all(
       Array.from({ length: 4 }, async () => {
         while (next < batches.length) {
-          let items = (batches[next++] ?? []).map((Item) => ({ PutRequest: { Item } }));
+          let items: unknown[] = (batches[next++] ?? []).map((item) => ({
+            PutRequest: { Item: marshall(item, { removeUndefinedValues: true }) },
+          }));
           while (items.length > 0) {
-            const out = await env.db.documentClient.send(
-              new BatchWriteCommand({ RequestItems: { [env.db.tableName]: items } }),
+            const out = await env.db.itemClient.call<{ UnprocessedItems?: Record<string, unknown[]> }>(
+              'BatchWriteItem',
+              { RequestItems: { [env.db.tableName]: items } },
             );
-            items = (out.UnprocessedItems?.[env.db.tableName] ?? []) as typeof items;
+            items = out.UnprocessedItems?.[env.db.tableName] ?? [];
           }
           written += 25;
           if (written % 10_000 < 25) progress(`list scaling: seeded ${written}/${size} records`);

@@ -16,13 +16,12 @@
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
-import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
 import { type AppRecordStore, AppRecords, type AppStateChangePublisher } from '../../lib/runner/index.js';
 import { UnknownSchedulerError } from '../../lib/specs/index.js';
-import { DynamoAppRecordStore, documentClientOf } from '../../lib/store/index.js';
+import { DynamoAppRecordStore, ItemClient, type Transport } from '../../lib/store/index.js';
 import { type FunctionConfig, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
@@ -39,7 +38,7 @@ export interface LocalModeHooks {
    */
   publisher?: AppStateChangePublisher;
   /** How the record store's DynamoDB client sends its requests (local mode: to dynalite in process). */
-  dynamoDbRequestHandler?: DynamoDBClientConfig['requestHandler'];
+  dynamoDbTransport?: Transport;
   /**
    * Wraps the store the Runners use (local mode: its read-through record cache); `records` is the DynamoDB
    * store under it.
@@ -47,8 +46,8 @@ export interface LocalModeHooks {
   wrapRecordStore?: (store: AppRecordStore, records: DynamoAppRecordStore) => AppRecordStore;
 }
 
-/** Any SDK client the container creates. */
-export type SdkClient = DynamoDBClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
+/** Any AWS client the container creates (the store's DynamoDB client, or an AWS SDK client). */
+export type SdkClient = ItemClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
 
 /** Called with every SDK client the container creates, before its first use. */
 export type ClientHook = (client: SdkClient) => void;
@@ -128,25 +127,19 @@ export function sessionName(): string {
 export function store(): DynamoAppRecordStore {
   if (builtStore) return builtStore;
   const { dynamoDbEndpoint: endpoint, tableName, retentionDays } = config();
-  const dynamo = created(
-    new DynamoDBClient(
+  const client = created(
+    new ItemClient(
       endpoint
         ? {
             endpoint,
             region: process.env.AWS_REGION ?? 'local',
             credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-            ...(hooks.dynamoDbRequestHandler ? { requestHandler: hooks.dynamoDbRequestHandler } : {}),
+            ...(hooks.dynamoDbTransport ? { transport: hooks.dynamoDbTransport } : {}),
           }
         : {},
     ),
   );
-  // lib/store builds the document client: this module imports no @aws-sdk/lib-dynamodb (a package without
-  // `sideEffects: false`), so a function that never builds the store does not carry the DynamoDB client.
-  builtStore = new DynamoAppRecordStore({
-    documentClient: documentClientOf(dynamo),
-    tableName,
-    retentionDays,
-  });
+  builtStore = new DynamoAppRecordStore({ client, tableName, retentionDays });
   return builtStore;
 }
 

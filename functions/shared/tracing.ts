@@ -11,7 +11,6 @@
  * start, and its async hooks slowed every await of the process; docs/performance.md has the figures.
  */
 import { randomBytes } from 'node:crypto';
-import { isThrottlingError } from '@smithy/core/retry';
 import { daemonAddress, sampledTraceParent, sendToDaemon } from './xray-daemon.js';
 
 /** The middleware's name on each client's stack. */
@@ -60,6 +59,34 @@ async function regionOf(client: TraceableClient): Promise<string | undefined> {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** Error names AWS services throttle with (the AWS SDK's list). */
+const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
+  'LimitExceededException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+
+/** True for a throttled call, as the SDK classifies it (HTTP 429, a throttling name or `$retryable`). */
+function isThrottling(error: unknown, status: number | undefined): boolean {
+  const failure = error as { name?: unknown; $retryable?: { throttling?: unknown } } | null;
+  return (
+    status === 429 ||
+    failure?.$retryable?.throttling === true ||
+    (typeof failure?.name === 'string' && THROTTLING_ERRORS.has(failure.name))
+  );
+}
+
 /** The outcome part of a subsegment: HTTP status, flags, and the exception of a failed call. */
 function outcomeOf(metadata: CallMetadata | undefined, error: unknown): Record<string, unknown> {
   const status = metadata?.httpStatusCode;
@@ -71,7 +98,7 @@ function outcomeOf(metadata: CallMetadata | undefined, error: unknown): Record<s
   return {
     ...http,
     ...(fault ? { fault: true } : { error: true }),
-    ...(isThrottlingError(error as Parameters<typeof isThrottlingError>[0]) ? { throttle: true } : {}),
+    ...(isThrottling(error, status) ? { throttle: true } : {}),
     cause: {
       exceptions: [
         {
@@ -93,7 +120,7 @@ const traced = new WeakSet<object>();
  *
  * @example
  * ```ts
- * const dynamo = traceSdkCalls(new DynamoDBClient({}));
+ * const batch = traceSdkCalls(new BatchClient({}));
  * ```
  */
 export function traceSdkCalls<T extends TraceableClient>(client: T): T {

@@ -1,6 +1,6 @@
 /**
- * The local server's DynamoDB: dynalite in this process, reached without a socket. The AWS SDK still builds,
- * signs and parses real DynamoDB API requests; {@link InProcessDynamoDbHandler} hands each one to dynalite's
+ * The local server's DynamoDB: dynalite in this process, reached without a socket. The store's client still
+ * builds, signs and parses real DynamoDB API requests; {@link inProcessTransport} hands each one to dynalite's
  * HTTP request handler directly instead of over loopback TCP. Nothing listens on a port, so no other process
  * (and no other user of the machine) can read or write the records, and every write passes through one
  * place that reports it ({@link WriteObserver}), which is what keeps the server's record cache coherent.
@@ -11,8 +11,8 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import dynalite from 'dynalite';
+import type { Transport, WireResponse } from '../store/index.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
 export type WireAttributes = Record<string, Record<string, unknown>>;
@@ -55,57 +55,28 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
   }
 }
 
-function queryString(query: HttpRequest['query']): string {
-  const parts: string[] = [];
-  for (const [name, value] of Object.entries(query ?? {})) {
-    for (const one of Array.isArray(value) ? value : [value]) {
-      parts.push(
-        one === null ? encodeURIComponent(name) : `${encodeURIComponent(name)}=${encodeURIComponent(one)}`,
-      );
-    }
-  }
-  return parts.length === 0 ? '' : `?${parts.join('&')}`;
-}
-
-function bodyText(body: unknown): string {
-  if (body === undefined || body === null) return '';
-  if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array)
-    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('utf8');
-  throw new TypeError('the in-process DynamoDB handler takes string or byte bodies only');
-}
-
 /**
- * An SDK request handler that serves DynamoDB requests with dynalite's request handler in this process.
+ * A transport for the store's DynamoDB client that serves each request with dynalite's request handler in
+ * this process, as dynalite would answer it over HTTP, without a socket.
  *
  * @example
  * ```ts
- * const db = await startEmbeddedDynamoDb({ inMemory: true });
- * const client = new DynamoDBClient({ endpoint: db.endpoint, requestHandler: db.requestHandler, region: 'local',
+ * const db = startEmbeddedDynamoDb({ inMemory: true });
+ * const client = new ItemClient({ endpoint: db.endpoint, transport: db.transport, region: 'local',
  *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
  * ```
  */
-export class InProcessDynamoDbHandler implements HttpHandler {
-  constructor(
-    private readonly server: Server,
-    private readonly observe: WriteObserver | undefined,
-  ) {}
-
-  /** Serves one request: dynalite answers it as it would over HTTP, without a socket. */
-  handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
-    const body = bodyText(request.body);
-    const headers: Record<string, string> = {};
+export function inProcessTransport(server: Server, observe: WriteObserver | undefined): Transport {
+  return (request) => {
+    const { body } = request;
+    const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const operation = (headers['x-amz-target'] ?? '').split('.').pop() ?? '';
     const settled = READS.has(operation)
       ? undefined
-      : this.observe?.({ operation, key: writtenKey(operation, body) });
-    return new Promise<{ response: HttpResponse }>((resolve, reject) => {
-      const req = Object.assign(new EventEmitter(), {
-        method: request.method,
-        url: `${request.path}${queryString(request.query)}`,
-        headers,
-      });
+      : observe?.({ operation, key: writtenKey(operation, body) });
+    return new Promise<WireResponse>((resolve, reject) => {
+      const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/', headers });
       const responseHeaders: Record<string, string> = {};
       const res = {
         statusCode: 200,
@@ -115,16 +86,14 @@ export class InProcessDynamoDbHandler implements HttpHandler {
         end(chunk?: string | Buffer) {
           settled?.();
           resolve({
-            response: new HttpResponse({
-              statusCode: res.statusCode,
-              headers: responseHeaders,
-              body: Buffer.from(chunk ?? ''),
-            }),
+            statusCode: res.statusCode,
+            headers: responseHeaders,
+            body: chunk === undefined ? '' : chunk.toString(),
           });
         },
       };
       try {
-        this.server.emit('request', req as unknown as IncomingMessage, res as unknown as ServerResponse);
+        server.emit('request', req as unknown as IncomingMessage, res as unknown as ServerResponse);
         if (body !== '') req.emit('data', Buffer.from(body, 'utf8'));
         req.emit('end');
       } catch (error) {
@@ -132,18 +101,7 @@ export class InProcessDynamoDbHandler implements HttpHandler {
         reject(error);
       }
     });
-  }
-
-  /** Nothing to configure: there is no connection. */
-  updateHttpClientConfig(): void {}
-
-  /** Nothing to configure: there is no connection. */
-  httpHandlerConfigs(): Record<string, never> {
-    return {};
-  }
-
-  /** Nothing to release: dynalite is closed by {@link EmbeddedDynamoDb.close}. */
-  destroy(): void {}
+  };
 }
 
 /** Options of {@link startEmbeddedDynamoDb}. */
@@ -158,10 +116,10 @@ export interface EmbeddedDynamoDbOptions {
 
 /** A running embedded DynamoDB. */
 export interface EmbeddedDynamoDb {
-  /** The endpoint to give SDK clients; only a name: requests go through {@link EmbeddedDynamoDb.requestHandler}. */
+  /** The endpoint to give the store's client; only a name: requests go through {@link EmbeddedDynamoDb.transport}. */
   endpoint: string;
-  /** The SDK request handler that reaches dynalite in process. */
-  requestHandler: InProcessDynamoDbHandler;
+  /** The transport that reaches dynalite in process. */
+  transport: Transport;
   /** Waits for dynalite's pending operations and closes its database. */
   close(): Promise<void>;
 }
@@ -201,7 +159,7 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    requestHandler: new InProcessDynamoDbHandler(server, options.observeWrites),
+    transport: inProcessTransport(server, options.observeWrites),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

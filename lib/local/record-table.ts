@@ -5,58 +5,61 @@
  *
  * @module
  */
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DynamoDBClient,
-  ResourceNotFoundException,
-  UpdateTableCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import { createTableInput } from '../store/index.js';
-import type { InProcessDynamoDbHandler } from './embedded-dynamodb.js';
+import { createTableInput, ItemClient, type Transport } from '../store/index.js';
+
+interface TableDescription {
+  Table?: { TableStatus?: string; GlobalSecondaryIndexes?: { IndexName?: string; IndexStatus?: string }[] };
+}
+
+/** Seconds to wait for the table to become ACTIVE. */
+const ACTIVE_WITHIN_MS = 30_000;
 
 /**
- * Makes sure `tableName` exists at `endpoint` with every index, and is ACTIVE. `requestHandler` reaches the
+ * Makes sure `tableName` exists at `endpoint` with every index, and is ACTIVE. `transport` reaches the
  * embedded dynalite in process.
+ *
+ * @throws Error when the table is not ACTIVE within 30 s, or DynamoDB's error when it cannot be created.
  */
 export async function ensureRecordTable(
   tableName: string,
   endpoint: string,
-  requestHandler?: InProcessDynamoDbHandler,
+  transport?: Transport,
 ): Promise<void> {
   // The same region and credentials the container's store uses (functions/shared/container.ts): a DynamoDB
   // that keeps tables per region (moto, DynamoDB Local) must see the table where the store looks for it.
-  const client = new DynamoDBClient({
+  const client = new ItemClient({
     endpoint,
     region: process.env.AWS_REGION ?? 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...(requestHandler ? { requestHandler } : {}),
+    ...(transport ? { transport } : {}),
   });
+  const describe = () => client.call<TableDescription>('DescribeTable', { TableName: tableName });
+  const wanted = createTableInput(tableName);
   try {
-    try {
-      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      // A data dir from an older version may lack an index added since (e.g. byCreated): add it.
-      const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
-      const wanted = createTableInput(tableName);
-      for (const index of wanted.GlobalSecondaryIndexes ?? []) {
-        if (present.has(index.IndexName)) continue;
-        await client.send(
-          new UpdateTableCommand({
-            TableName: tableName,
-            AttributeDefinitions: wanted.AttributeDefinitions,
-            GlobalSecondaryIndexUpdates: [{ Create: index }],
-          }),
-        );
-      }
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-      await client.send(new CreateTableCommand(createTableInput(tableName)));
+    const { Table } = await describe();
+    // A data dir from an older version may lack an index added since (e.g. byCreated): add it.
+    const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    for (const index of wanted.GlobalSecondaryIndexes ?? []) {
+      if (present.has(index.IndexName)) continue;
+      await client.call('UpdateTable', {
+        TableName: tableName,
+        AttributeDefinitions: wanted.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      });
     }
-    // dynalite serves a new or changed table once it is ACTIVE again (a timer later).
-    const waiting = { client, maxWaitTime: 30, minDelay: 0.01, maxDelay: 0.1 };
-    await waitUntilTableExists(waiting, { TableName: tableName });
-  } finally {
-    client.destroy();
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    await client.call('CreateTable', wanted);
+  }
+  // dynalite serves a new or changed table once it is ACTIVE again (a timer later).
+  const deadline = Date.now() + ACTIVE_WITHIN_MS;
+  for (let delay = 10; ; delay = Math.min(100, delay * 2)) {
+    const { Table } = await describe();
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    if (Table?.TableStatus === 'ACTIVE' && indexes.every((i) => (i.IndexStatus ?? 'ACTIVE') === 'ACTIVE'))
+      return;
+    if (Date.now() > deadline)
+      throw new Error(`DynamoDB table '${tableName}' did not become ACTIVE within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }

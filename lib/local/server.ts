@@ -242,7 +242,7 @@ async function serve(
     : undefined;
   if (db !== undefined) undo.push(() => db.close());
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
-  await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.requestHandler);
+  await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.transport);
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
@@ -275,7 +275,7 @@ async function serve(
   configureLocalMode({
     ...(db && cache
       ? {
-          dynamoDbRequestHandler: db.requestHandler,
+          dynamoDbTransport: db.transport,
           wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
         }
       : {}),

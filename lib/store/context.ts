@@ -1,25 +1,23 @@
 /**
- * What the parts of {@link DynamoAppRecordStore} share: the document client, the table, the clock, the
- * retention settings and the one place SDK errors become store errors (`call`). Records, queries and
+ * What the parts of {@link DynamoAppRecordStore} share: the DynamoDB client, the table, the clock, the
+ * retention settings and the one place DynamoDB errors become store errors (`call`). Records, queries and
  * idempotency reservations are separate modules over one context, as Powertools splits its idempotency
  * package into a handler, a persistence base and a DynamoDB layer.
  *
  * @module
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type Item, ItemClient } from './dynamodb/client.js';
 import { isConditionalCheckFailed, toStoreError } from './errors.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
 
-/** An item as the document client reads and writes it. */
-export type Item = Record<string, unknown>;
+export type { Item } from './dynamodb/client.js';
 
 /** The shared state of the store's parts. */
 export interface StoreContext {
   /** The app record table. */
   readonly tableName: string;
-  /** The document client every call goes through. */
-  readonly client: DynamoDBDocumentClient;
+  /** The DynamoDB client every call goes through. */
+  readonly client: ItemClient;
   /** Seconds a terminal record is kept before TTL deletes it. */
   readonly retentionSeconds: number;
   /** Seconds an idempotency reservation is kept. */
@@ -30,17 +28,12 @@ export interface StoreContext {
   readonly maxTransitionAttempts: number;
 }
 
-let sharedDocumentClient: DynamoDBDocumentClient | undefined;
+let sharedClient: ItemClient | undefined;
 
-/** The document client the store works through, over `client` (attributes set to undefined are left out). */
-export function documentClientOf(client: DynamoDBClient): DynamoDBDocumentClient {
-  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-}
-
-/** The default document client, built once per process. */
-export function defaultDocumentClient(): DynamoDBDocumentClient {
-  sharedDocumentClient ??= documentClientOf(new DynamoDBClient({}));
-  return sharedDocumentClient;
+/** The default DynamoDB client (region, endpoint and credentials from the environment), built once per process. */
+export function defaultItemClient(): ItemClient {
+  sharedClient ??= new ItemClient();
+  return sharedClient;
 }
 
 /** The context's clock in whole seconds (TTL attributes are epoch seconds). */
@@ -48,7 +41,7 @@ export function nowSeconds(context: StoreContext): number {
   return Math.floor(context.now() / 1000);
 }
 
-/** Runs one SDK call, turning SDK errors other than a failed condition into store errors. */
+/** Runs one DynamoDB call, turning its errors other than a failed condition into store errors. */
 export async function call<T>(context: StoreContext, operation: string, run: () => Promise<T>): Promise<T> {
   try {
     return await run();
@@ -65,7 +58,7 @@ export async function call<T>(context: StoreContext, operation: string, run: () 
  * @throws StoreError for any other failure.
  * @example
  * ```ts
- * const applied = await conditionalWrite(context, 'DeleteItem', () => context.client.send(deleteCommand));
+ * const applied = await conditionalWrite(context, 'DeleteItem', () => context.client.delete(input));
  * ```
  */
 export async function conditionalWrite(
@@ -90,14 +83,12 @@ export async function conditionalWrite(
  */
 export async function putIfAbsent(context: StoreContext, item: Item, now: number): Promise<boolean> {
   return conditionalWrite(context, 'PutItem', () =>
-    context.client.send(
-      new PutCommand({
-        TableName: context.tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
-        ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
-        ExpressionAttributeValues: { ':nowSeconds': now },
-      }),
-    ),
+    context.client.put({
+      TableName: context.tableName,
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
+      ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
+      ExpressionAttributeValues: { ':nowSeconds': now },
+    }),
   );
 }

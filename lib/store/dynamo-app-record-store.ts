@@ -6,7 +6,6 @@
  *
  * @module
  */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type {
   AppCounts,
   AppRecordStore,
@@ -18,7 +17,8 @@ import type {
   TransitionOutcome,
 } from '../runner/store.js';
 import type { AppHandle, AppRecord, AppStateTransition, FieldIssue, NewAppRecord } from '../specs/index.js';
-import { defaultDocumentClient, type StoreContext } from './context.js';
+import { defaultItemClient, type StoreContext } from './context.js';
+import type { ItemClient } from './dynamodb/client.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { AppQueries } from './queries.js';
 import { AppRecords } from './records.js';
@@ -43,10 +43,10 @@ export interface DynamoAppRecordStoreOptions {
   /** The app record table (created from `createTableInput`). */
   tableName: string;
   /**
-   * The document client to use. Defaults to one shared client built on first use from the environment
-   * (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`).
+   * The DynamoDB client to use. Defaults to one shared client built on first use from the environment
+   * (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`; see {@link ItemClient}).
    */
-  documentClient?: DynamoDBDocumentClient;
+  client?: ItemClient;
   /** Days a terminal record is kept before TTL deletes it (default {@link DEFAULT_RETENTION_DAYS}). */
   retentionDays?: number;
   /** Seconds an idempotency reservation is kept (default {@link DEFAULT_IDEMPOTENCY_TTL_SECONDS}). */
@@ -65,7 +65,7 @@ export interface DynamoAppRecordStoreOptions {
  *
  * @example
  * ```ts
- * const store = new DynamoAppRecordStore({ tableName: 'txs-apps', documentClient });
+ * const store = new DynamoAppRecordStore({ tableName: 'txs-apps', client: new ItemClient() });
  * const { created } = await store.create(newRecord);
  * await store.transition(newRecord.handle, { state: 'RUNNING', attempt: 0, eventTime: Date.now(), source: 'event' });
  * ```
@@ -96,7 +96,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
     this.tableName = options.tableName;
     const context: StoreContext = {
       tableName: options.tableName,
-      client: options.documentClient ?? defaultDocumentClient(),
+      client: options.client ?? defaultItemClient(),
       retentionSeconds: Math.round(retentionDays * 24 * 60 * 60),
       idempotencyTtlSeconds,
       now: options.now ?? Date.now,

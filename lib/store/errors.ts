@@ -62,6 +62,61 @@ export class IdempotencyReservationError extends StoreError {
   override readonly code = 'IdempotencyReservation';
 }
 
+/** Fields of a {@link DynamoDbServiceError}. */
+export interface DynamoDbServiceErrorFields {
+  /** DynamoDB's exception name (`ConditionalCheckFailedException`), or `TimeoutError` / a network error's. */
+  name: string;
+  message: string;
+  /** The response's HTTP status; undefined when none came. */
+  statusCode?: number;
+  requestId?: string | undefined;
+  /** DynamoDB throttled the request. */
+  throttling?: boolean;
+  /** The Node.js error code of a request that got no response (`ECONNRESET`, `ETIMEDOUT`, …). */
+  code?: string;
+  cause?: unknown;
+}
+
+/**
+ * What DynamoDB answered instead of a result, or a request that got no answer, as the store's client
+ * (lib/store/dynamodb) reports it. Its fields are the AWS SDK's (`name`, `$metadata`, `$fault`,
+ * `$retryable`), so code written for SDK errors reads it unchanged. The store turns it into a
+ * {@link StoreError} ({@link toStoreError}), except a failed condition, which the store handles itself.
+ */
+export class DynamoDbServiceError extends Error {
+  override readonly name: string;
+  /** The HTTP status, DynamoDB's request id, and how many attempts and how long the retries took. */
+  readonly $metadata: {
+    httpStatusCode?: number;
+    requestId?: string;
+    attempts?: number;
+    totalRetryDelay?: number;
+  };
+  /** `server` for a 5xx or no response, else `client`. */
+  readonly $fault: 'client' | 'server';
+  /** Set for throttling, as the SDK marks it. */
+  readonly $retryable?: { throttling: boolean };
+  /** The Node.js error code of a request that got no response. */
+  readonly code?: string;
+
+  constructor(fields: DynamoDbServiceErrorFields) {
+    super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause });
+    this.name = fields.name;
+    this.$metadata = {
+      ...(fields.statusCode === undefined ? {} : { httpStatusCode: fields.statusCode }),
+      ...(fields.requestId === undefined ? {} : { requestId: fields.requestId }),
+    };
+    this.$fault = fields.statusCode === undefined || fields.statusCode >= 500 ? 'server' : 'client';
+    if (fields.throttling) this.$retryable = { throttling: true };
+    if (fields.code !== undefined) this.code = fields.code;
+  }
+}
+
+/** The store's DynamoDB client cannot be configured: the message names the setting to fix. */
+export class DynamoDbConfigError extends Error {
+  override readonly name = 'DynamoDbConfigError';
+}
+
 /** SDK error names that mean "try again later". */
 const RETRYABLE_ERROR_NAMES: ReadonlySet<string> = new Set([
   'ProvisionedThroughputExceededException',

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { IdempotencyLease, IdempotencyReservation } from '../runner/store.js';
 import type { AppHandle, FieldIssue } from '../specs/index.js';
 import { call, conditionalWrite, type Item, putIfAbsent, type StoreContext } from './context.js';
@@ -135,27 +134,25 @@ export class IdempotencyKeys {
   ): Promise<boolean> {
     const { client, tableName } = this.context;
     return conditionalWrite(this.context, 'UpdateItem', () =>
-      client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: reservationKey(owner, key),
-          UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
-          ConditionExpression:
-            '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
-          ExpressionAttributeNames: {
-            '#holder': 'holder',
-            '#lease': 'leaseExpiresAt',
-            '#previous': 'previousHolder',
-            '#handle': 'handle',
-          },
-          ExpressionAttributeValues: {
-            ':holder': lease.holder,
-            ':lease': lease.until,
-            ':previous': holder,
-            ':previousLease': leaseEnd,
-          },
-        }),
-      ),
+      client.update({
+        TableName: tableName,
+        Key: reservationKey(owner, key),
+        UpdateExpression: 'SET #holder = :holder, #lease = :lease, #previous = :previous',
+        ConditionExpression:
+          '#holder = :previous AND #lease = :previousLease AND attribute_not_exists(#handle)',
+        ExpressionAttributeNames: {
+          '#holder': 'holder',
+          '#lease': 'leaseExpiresAt',
+          '#previous': 'previousHolder',
+          '#handle': 'handle',
+        },
+        ExpressionAttributeValues: {
+          ':holder': lease.holder,
+          ':lease': lease.until,
+          ':previous': holder,
+          ':previousLease': leaseEnd,
+        },
+      }),
     );
   }
 
@@ -173,17 +170,15 @@ export class IdempotencyKeys {
     const { client, tableName } = this.context;
     if (
       await conditionalWrite(this.context, 'UpdateItem', () =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: reservationKey(owner, key),
-            UpdateExpression: 'SET #handle = :handle',
-            ConditionExpression:
-              'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
-            ExpressionAttributeNames: { '#pk': A.partitionKey, '#handle': 'handle' },
-            ExpressionAttributeValues: { ':handle': handle },
-          }),
-        ),
+        client.update({
+          TableName: tableName,
+          Key: reservationKey(owner, key),
+          UpdateExpression: 'SET #handle = :handle',
+          ConditionExpression:
+            'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
+          ExpressionAttributeNames: { '#pk': A.partitionKey, '#handle': 'handle' },
+          ExpressionAttributeValues: { ':handle': handle },
+        }),
       )
     )
       return;
@@ -205,27 +200,23 @@ export class IdempotencyKeys {
     const { client, tableName } = this.context;
     // A completed reservation fails the condition and is kept.
     await conditionalWrite(this.context, 'DeleteItem', () =>
-      client.send(
-        new DeleteCommand({
-          TableName: tableName,
-          Key: reservationKey(owner, key),
-          ConditionExpression: 'attribute_not_exists(#handle)',
-          ExpressionAttributeNames: { '#handle': 'handle' },
-        }),
-      ),
+      client.delete({
+        TableName: tableName,
+        Key: reservationKey(owner, key),
+        ConditionExpression: 'attribute_not_exists(#handle)',
+        ExpressionAttributeNames: { '#handle': 'handle' },
+      }),
     );
   }
 
   private async getItem(owner: string, key: string): Promise<Item | undefined> {
     const { client, tableName } = this.context;
     const output = await call(this.context, 'GetItem', () =>
-      client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: reservationKey(owner, key),
-          ConsistentRead: true,
-        }),
-      ),
+      client.get({
+        TableName: tableName,
+        Key: reservationKey(owner, key),
+        ConsistentRead: true,
+      }),
     );
     return output.Item;
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+
 import {
   ALL_OWNERS,
   APP_COUNT_CAP,
@@ -16,6 +16,7 @@ import {
 import { type AppRecord, type AppState, type FieldIssue, isAppState } from '../specs/index.js';
 import { indexKeyOf, recordOf } from './app-items.js';
 import { call, type Item, nowSeconds, type StoreContext } from './context.js';
+import type { QueryInput } from './dynamodb/client.js';
 import {
   APP_SORT_KEY,
   appPartitionKey,
@@ -49,17 +50,15 @@ export class AppQueries {
     if (scheduler === '' || nativeName === '') return undefined;
     const { client, tableName } = this.context;
     const output = await call(this.context, 'Query', () =>
-      client.send(
-        new QueryCommand({
-          TableName: tableName,
-          IndexName: TABLE_INDEXES.byNativeName,
-          KeyConditionExpression: '#nativeKey = :nativeKey',
-          ExpressionAttributeNames: { '#nativeKey': A.nativeKey },
-          ExpressionAttributeValues: { ':nativeKey': nativeKeyOf(scheduler, nativeName) },
-          ScanIndexForward: false,
-          Limit: 1,
-        }),
-      ),
+      client.query({
+        TableName: tableName,
+        IndexName: TABLE_INDEXES.byNativeName,
+        KeyConditionExpression: '#nativeKey = :nativeKey',
+        ExpressionAttributeNames: { '#nativeKey': A.nativeKey },
+        ExpressionAttributeValues: { ':nativeKey': nativeKeyOf(scheduler, nativeName) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
     );
     const createdKey = output.Items?.[0]?.[A.createdKey];
     if (typeof createdKey !== 'string') return undefined;
@@ -120,15 +119,13 @@ export class AppQueries {
     let startKey: Item | undefined;
     const page = (limit: number) =>
       call(this.context, 'Query', () =>
-        this.context.client.send(
-          new QueryCommand({
-            ...owned.input,
-            ExpressionAttributeNames: { ...owned.input.ExpressionAttributeNames, '#state': 'state' },
-            ProjectionExpression: '#state',
-            Limit: limit,
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        ),
+        this.context.client.query({
+          ...owned.input,
+          ExpressionAttributeNames: { ...owned.input.ExpressionAttributeNames, '#state': 'state' },
+          ProjectionExpression: '#state',
+          Limit: limit,
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
       );
     do {
       const output = await page(cap - read);
@@ -155,7 +152,7 @@ export class AppQueries {
     query: ListAppsQuery | CountAppsQuery,
     issues: FieldIssue[],
   ): {
-    input: QueryCommandInput;
+    input: QueryInput;
     partitionAttribute: string;
     partitionValue: string;
     sinceKey: string | undefined;
@@ -270,7 +267,7 @@ export class AppQueries {
    * spent. Asks for one item more than needed so a full last page does not leave an empty page behind.
    */
   private async collectPages(params: {
-    base: QueryCommandInput;
+    base: QueryInput;
     limit: number;
     /** Items per Query when filters are set (0: exactly what is still needed). */
     batch: number;
@@ -282,13 +279,11 @@ export class AppQueries {
     for (let page = 0; page < MAX_QUERY_PAGES_PER_CALL; page++) {
       const remaining = params.limit - records.length;
       const output = await call(this.context, 'Query', () =>
-        this.context.client.send(
-          new QueryCommand({
-            ...params.base,
-            Limit: Math.max(remaining + 1, params.batch),
-            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-          }),
-        ),
+        this.context.client.query({
+          ...params.base,
+          Limit: Math.max(remaining + 1, params.batch),
+          ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
       );
       for (const item of output.Items ?? []) {
         if (records.length === params.limit) {

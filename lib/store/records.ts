@@ -9,7 +9,6 @@
  *
  * @module
  */
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { TransitionOutcome } from '../runner/store.js';
 import {
   type AppHandle,
@@ -196,16 +195,14 @@ export class AppRecords {
     const { client, tableName } = this.context;
     if (
       !(await conditionalWrite(this.context, 'UpdateItem', () =>
-        client.send(
-          new UpdateCommand({
-            TableName: tableName,
-            Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
-            UpdateExpression: 'SET #cancelRequestedAt = if_not_exists(#cancelRequestedAt, :at)',
-            ConditionExpression: 'attribute_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': A.partitionKey, '#cancelRequestedAt': 'cancelRequestedAt' },
-            ExpressionAttributeValues: { ':at': at },
-          }),
-        ),
+        client.update({
+          TableName: tableName,
+          Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
+          UpdateExpression: 'SET #cancelRequestedAt = if_not_exists(#cancelRequestedAt, :at)',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': A.partitionKey, '#cancelRequestedAt': 'cancelRequestedAt' },
+          ExpressionAttributeValues: { ':at': at },
+        }),
       ))
     )
       throw new UnknownAppError(handle);
@@ -220,13 +217,11 @@ export class AppRecords {
   private async getAppItem(handle: AppHandle): Promise<Item | undefined> {
     const { client, tableName } = this.context;
     const output = await call(this.context, 'GetItem', () =>
-      client.send(
-        new GetCommand({
-          TableName: tableName,
-          Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
-          ConsistentRead: true,
-        }),
-      ),
+      client.get({
+        TableName: tableName,
+        Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
+        ConsistentRead: true,
+      }),
     );
     const item = output.Item;
     if (!item) return undefined;
@@ -287,16 +282,14 @@ export class AppRecords {
     }
     const { client, tableName } = this.context;
     return (await conditionalWrite(this.context, 'UpdateItem', () =>
-      client.send(
-        new UpdateCommand({
-          TableName: tableName,
-          Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
-          UpdateExpression: update,
-          ConditionExpression: `#version = :version AND ${forward.expression}`,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      ),
+      client.update({
+        TableName: tableName,
+        Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
+        UpdateExpression: update,
+        ConditionExpression: `#version = :version AND ${forward.expression}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
     ))
       ? version + 1
       : undefined;

@@ -2,7 +2,6 @@
  * DynamoDB stream records built from real table items (dynalite has no streams): the old and new image of an
  * item as the stream (NEW_AND_OLD_IMAGES) would carry them, marshalled as the Lambda event does.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { StreamRecord } from '../../lib/events/outbox.js';
 import { APP_SORT_KEY, appPartitionKey } from '../../lib/store/keys.js';
@@ -10,13 +9,11 @@ import type { Dynalite } from './dynalite.js';
 
 /** The raw app item of `handle`, as stored. */
 export async function appItem(db: Dynalite, handle: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db.documentClient.send(
-    new GetCommand({
-      TableName: db.tableName,
-      Key: { pk: appPartitionKey(handle), sk: APP_SORT_KEY },
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await db.itemClient.get({
+    TableName: db.tableName,
+    Key: { pk: appPartitionKey(handle), sk: APP_SORT_KEY },
+    ConsistentRead: true,
+  });
   return Item;
 }
 

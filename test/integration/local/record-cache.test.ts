@@ -3,26 +3,23 @@
  * (in memory, reached in process): what it serves after writes, failed conditional writes, writes overlapping a
  * read, writes from outside the store, and records past their TTL.
  */
-import {
-  CreateTableCommand,
-  DynamoDBClient,
-  UpdateItemCommand,
-  waitUntilTableExists,
-} from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { HttpRequest } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../../lib/local/embedded-dynamodb.js';
 import { RecordCache } from '../../../lib/local/record-cache.js';
 import type { AppRecordStore } from '../../../lib/runner/index.js';
 import type { AppRecord } from '../../../lib/specs/index.js';
-import { appPartitionKey, createTableInput, type DynamoAppRecordStore } from '../../../lib/store/index.js';
+import {
+  appPartitionKey,
+  type DynamoAppRecordStore,
+  ItemClient,
+  type Transport,
+} from '../../../lib/store/index.js';
+import { createAppTable } from '../../helpers/dynalite.js';
 import { event, makeStore, newRecord, T0 } from '../store/fixtures.js';
 
 const TABLE = 'txs-apps';
 let db: EmbeddedDynamoDb;
-let client: DynamoDBClient;
-let documentClient: DynamoDBDocumentClient;
+let client: ItemClient;
 let cache: RecordCache;
 let store: DynamoAppRecordStore;
 let cached: AppRecordStore;
@@ -35,43 +32,32 @@ beforeAll(async () => {
   clock = { now: T0 + 60_000 };
   cache = new RecordCache({ now: () => clock.now });
   db = startEmbeddedDynamoDb({ inMemory: true, observeWrites: cache.observeWrite });
-  const inner = db.requestHandler;
-  const requestHandler = {
-    handle: async (request: HttpRequest) => {
-      const answer = await inner.handle(request);
-      const hold = holdReads;
-      if (hold && request.headers['x-amz-target']?.endsWith('.GetItem')) {
-        heldReads++;
-        await hold;
-      }
-      return answer;
-    },
-    updateHttpClientConfig: () => inner.updateHttpClientConfig(),
-    httpHandlerConfigs: () => inner.httpHandlerConfigs(),
-    destroy: () => inner.destroy(),
+  const inner = db.transport;
+  const transport: Transport = async (request) => {
+    const answer = await inner(request);
+    const hold = holdReads;
+    if (hold && request.headers['x-amz-target']?.endsWith('.GetItem')) {
+      heldReads++;
+      await hold;
+    }
+    return answer;
   };
-  client = new DynamoDBClient({
+  client = new ItemClient({
     endpoint: db.endpoint,
-    requestHandler,
+    transport,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  documentClient = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
   await createTable(TABLE);
-  ({ store, clock } = makeStore(documentClient, TABLE, { retentionDays: 7 }));
+  ({ store, clock } = makeStore(client, TABLE, { retentionDays: 7 }));
   cached = cache.wrap(store, (record) => store.expiresAtOf(record));
 });
 afterAll(async () => {
-  client.destroy();
   await db.close();
 });
 
 async function createTable(name: string): Promise<void> {
-  await client.send(new CreateTableCommand(createTableInput(name)));
-  await waitUntilTableExists(
-    { client, maxWaitTime: 10, minDelay: 0.01, maxDelay: 0.05 },
-    { TableName: name },
-  );
+  await createAppTable(client, name);
 }
 
 async function created(): Promise<AppRecord> {
@@ -127,15 +113,13 @@ describe('RecordCache', () => {
   it('sees a write that did not come through the store (every write passes the embedded handler)', async () => {
     const { handle } = await created();
     expect((await cached.get(handle))?.name).toBe('trainer');
-    await client.send(
-      new UpdateItemCommand({
-        TableName: TABLE,
-        Key: { pk: { S: appPartitionKey(handle) }, sk: { S: 'A' } },
-        UpdateExpression: 'SET #name = :name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExpressionAttributeValues: { ':name': { S: 'renamed' } },
-      }),
-    );
+    await client.call('UpdateItem', {
+      TableName: TABLE,
+      Key: { pk: { S: appPartitionKey(handle) }, sk: { S: 'A' } },
+      UpdateExpression: 'SET #name = :name',
+      ExpressionAttributeNames: { '#name': 'name' },
+      ExpressionAttributeValues: { ':name': { S: 'renamed' } },
+    });
     expect((await cached.get(handle))?.name).toBe('renamed');
   });
 

@@ -3,7 +3,6 @@
  * torchelastic error file, and a 500 KB failure reason, over the real store (dynalite). The app reaches its
  * terminal state; status, refresh and cancel keep working.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Runner } from '../../../lib/runner/index.js';
 import { SchedulerRegistry } from '../../../lib/schedulers/index.js';
@@ -76,7 +75,7 @@ async function harness() {
     },
     { sessionName: 'torchx' },
   );
-  const store = new DynamoAppRecordStore({ tableName, documentClient: db.documentClient });
+  const store = new DynamoAppRecordStore({ tableName, client: db.itemClient });
   const runner = new Runner({ schedulers: registry, store });
   registry.get('fake');
   const app = makeAppDef({
@@ -94,9 +93,10 @@ async function harness() {
   });
   const { handle, record } = await runner.run(app, 'fake', { queue: 'q' }, { owner: OWNER });
   const itemBytes = async () => {
-    const { Item } = await db.documentClient.send(
-      new GetCommand({ TableName: tableName, Key: { pk: appPartitionKey(handle), sk: APP_SORT_KEY } }),
-    );
+    const { Item } = await db.itemClient.get({
+      TableName: tableName,
+      Key: { pk: appPartitionKey(handle), sk: APP_SORT_KEY },
+    });
     return itemSize(Item ?? {});
   };
   return { runner, fake: fake as FakeScheduler, handle, appId: record.appId, itemBytes };

@@ -9,7 +9,7 @@ import { Runner } from '../../../lib/runner/index.js';
 import { SchedulerRegistry } from '../../../lib/schedulers/index.js';
 import { makeAppDef } from '../../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../../lib/store/index.js';
-import { type Dynalite, dynaliteClients, startDynalite } from '../../helpers/dynalite.js';
+import { type Dynalite, dynaliteClient, startDynalite } from '../../helpers/dynalite.js';
 
 let db: Dynalite;
 beforeAll(async () => {
@@ -26,7 +26,7 @@ const event = (state: 'RUNNING' | 'SUCCEEDED', eventTime: number) => ({
 });
 
 async function setup() {
-  const { client, documentClient } = dynaliteClients(db.endpoint);
+  const client = dynaliteClient(db.endpoint);
   const calls = new Map<string, number>();
   client.middlewareStack.add(
     (next, context) => async (args) => {
@@ -37,7 +37,7 @@ async function setup() {
     { step: 'initialize', name: 'ingestionCallCounter' },
   );
   const tableName = await db.createTable();
-  const store = new DynamoAppRecordStore({ tableName, documentClient, now: () => T0 });
+  const store = new DynamoAppRecordStore({ tableName, client, now: () => T0 });
   await store.create({
     handle: 'aws_batch://torchx/q:job-1',
     scheduler: 'aws_batch',

@@ -75,10 +75,9 @@ async function harness(): Promise<Harness> {
     },
   );
   const events: AppStateChangeEvent[] = [];
-  const store = withLocalOutbox(
-    new DynamoAppRecordStore({ tableName, documentClient: db.documentClient, now }),
-    { publisher: { publish: async (e) => void events.push(e) } },
-  );
+  const store = withLocalOutbox(new DynamoAppRecordStore({ tableName, client: db.itemClient, now }), {
+    publisher: { publish: async (e) => void events.push(e) },
+  });
   const runner = new Runner({
     schedulers: registry,
     store,

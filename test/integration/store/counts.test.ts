@@ -3,11 +3,10 @@
  * records only (every owner's for ALL_OWNERS), a Query projecting the state (never a Scan), and a cap on the
  * records read that says when the counts are a lower bound.
  */
-import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_OWNERS, type AppCounts } from '../../../lib/runner/index.js';
 import { type AppState, ValidationError } from '../../../lib/specs/index.js';
-import type { DynamoAppRecordStore } from '../../../lib/store/index.js';
+import type { DynamoAppRecordStore, QueryInput } from '../../../lib/store/index.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { ALICE, BOB, event, makeStore, newRecord, T0 } from './fixtures.js';
 
@@ -26,7 +25,7 @@ const STATES: AppState[] = ['SUBMITTED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAI
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.documentClient, db.tableName));
+  ({ store } = makeStore(db.itemClient, db.tableName));
   // 40 records of ALICE over two schedulers and sessions, in five states; 7 of BOB, all RUNNING.
   const specs: Seeded[] = [
     ...Array.from({ length: 40 }, (_, i) => ({
@@ -136,13 +135,15 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it('reads the owner index with one paged Query projecting only the state, never a Scan', async () => {
-    const send = vi.spyOn(db.documentClient, 'send');
+    const send = vi.spyOn(db.itemClient, 'call');
     try {
       await store.countByState({ owner: ALICE });
       await store.countByState({ owner: ALL_OWNERS });
-      const commands: unknown[] = send.mock.calls.map(([command]) => command);
-      expect(commands.some((c) => c instanceof ScanCommand)).toBe(false);
-      const queries = commands.filter((c) => c instanceof QueryCommand) as QueryCommand[];
+      const operations = send.mock.calls.map(([operation]) => operation);
+      expect(operations).not.toContain('Scan');
+      const queries = send.mock.calls
+        .filter(([operation]) => operation === 'Query')
+        .map(([, input]) => ({ input: input as QueryInput }));
       // Each a single page here (a few KB of records); dynalite pages at 1 MB, as DynamoDB does.
       expect(queries.map((q) => q.input.IndexName)).toEqual(['byOwner', 'byCreated']);
       for (const q of queries) {

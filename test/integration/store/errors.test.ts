@@ -1,15 +1,11 @@
 import { createServer } from 'node:net';
-import {
-  ConditionalCheckFailedException,
-  DynamoDBClient,
-  ProvisionedThroughputExceededException,
-} from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/specs/index.js';
 import {
   DynamoAppRecordStore,
+  DynamoDbServiceError,
+  ItemClient,
   StoreConflictError,
   StoreError,
   StoreTableNotFoundError,
@@ -37,7 +33,7 @@ async function closedPort(): Promise<number> {
 
 describe('DynamoAppRecordStore errors', () => {
   it('says the table does not exist when it is missing', async () => {
-    const store = new DynamoAppRecordStore({ tableName: 'no-such-table', documentClient: db.documentClient });
+    const store = new DynamoAppRecordStore({ tableName: 'no-such-table', client: db.itemClient });
     const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreTableNotFoundError);
     expect((error as StoreError).retryable).toBe(false);
@@ -45,24 +41,18 @@ describe('DynamoAppRecordStore errors', () => {
   });
 
   it('reports an unreachable endpoint as retryable StoreUnavailableError', async () => {
-    const client = new DynamoDBClient({
+    const client = new ItemClient({
       endpoint: `http://127.0.0.1:${await closedPort()}`,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
       maxAttempts: 1,
     });
-    const store = new DynamoAppRecordStore({
-      tableName: db.tableName,
-      documentClient: DynamoDBDocumentClient.from(client),
-    });
-    try {
-      const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(StoreUnavailableError);
-      expect((error as StoreError).retryable).toBe(true);
-      expect((error as StoreError).code).toBe('StoreUnavailable');
-    } finally {
-      client.destroy();
-    }
+    const store = new DynamoAppRecordStore({ tableName: db.tableName, client });
+    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as StoreError).retryable).toBe(true);
+    expect((error as StoreError).code).toBe('StoreUnavailable');
+    expect((error as Error).cause).toMatchObject({ code: 'ECONNREFUSED' });
   });
 
   it.each([
@@ -70,34 +60,56 @@ describe('DynamoAppRecordStore errors', () => {
     ['an empty table name', { tableName: '' }, 'tableName'],
     ['a zero attempt budget', { maxTransitionAttempts: 0 }, 'maxTransitionAttempts'],
   ])('rejects %s at construction', (_what, options, path) => {
-    expect(
-      () => new DynamoAppRecordStore({ tableName: 't-1', documentClient: db.documentClient, ...options }),
-    ).toThrow(ValidationError);
+    expect(() => new DynamoAppRecordStore({ tableName: 't-1', client: db.itemClient, ...options })).toThrow(
+      ValidationError,
+    );
     try {
-      new DynamoAppRecordStore({ tableName: 't-1', documentClient: db.documentClient, ...options });
+      new DynamoAppRecordStore({ tableName: 't-1', client: db.itemClient, ...options });
     } catch (error) {
       expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
     }
   });
 });
 
-describe('DynamoAppRecordStore errors at the SDK wire', () => {
-  const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1' }));
-  const wire = mockClient(documentClient);
-  afterEach(() => wire.reset());
+/** A DynamoDB error body, as DynamoDB sends it. */
+function errorBody(type: string, message: string): string {
+  return JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message });
+}
 
-  it('reports throttling that outlasted the SDK retries as StoreUnavailableError', async () => {
-    wire.on(GetCommand).rejects(
-      new ProvisionedThroughputExceededException({
-        message: 'Rate exceeded',
-        $metadata: { httpStatusCode: 400 },
-      }),
-    );
-    const store = new DynamoAppRecordStore({ tableName: 'apps', documentClient });
+/** A client whose requests `answer` serves (operation, wire input) → status and body; no retry waits. */
+function wireClient(
+  answer: (operation: string, input: Record<string, unknown>) => { status: number; body: string },
+) {
+  const sent: { operation: string; input: Record<string, unknown> }[] = [];
+  const client = new ItemClient({
+    region: 'us-east-1',
+    endpoint: 'https://dynamodb.us-east-1.amazonaws.com',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    sleep: async () => {},
+    transport: async (request) => {
+      const operation = (request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+      const input = JSON.parse(request.body) as Record<string, unknown>;
+      sent.push({ operation, input });
+      const { status, body } = answer(operation, input);
+      return { statusCode: status, headers: { 'x-amzn-requestid': `req-${sent.length}` }, body };
+    },
+  });
+  return { client, sent };
+}
+
+describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
+  it('reports throttling that outlasted the retries as StoreUnavailableError', async () => {
+    const { client, sent } = wireClient(() => ({
+      status: 400,
+      body: errorBody('ProvisionedThroughputExceededException', 'Rate exceeded'),
+    }));
+    const store = new DynamoAppRecordStore({ tableName: 'apps', client });
     const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
-    expect((error as Error).message).toContain('ProvisionedThroughputExceededException');
-    expect((error as Error).cause).toBeInstanceOf(ProvisionedThroughputExceededException);
+    expect((error as Error).message).toContain('ProvisionedThroughputExceededException: Rate exceeded');
+    expect((error as Error).cause).toBeInstanceOf(DynamoDbServiceError);
+    expect((error as Error).cause).toMatchObject({ $metadata: { attempts: 3, requestId: 'req-3' } });
+    expect(sent.map((call) => call.operation)).toEqual(['GetItem', 'GetItem', 'GetItem']);
   });
 
   it('gives up with StoreConflictError after losing every race, having written nothing', async () => {
@@ -112,20 +124,27 @@ describe('DynamoAppRecordStore errors at the SDK wire', () => {
       history: [],
       version: 4,
     };
-    wire.on(GetCommand).resolves({ Item: item });
-    wire
-      .on(UpdateCommand)
-      .rejects(
-        new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} }),
-      );
-    const store = new DynamoAppRecordStore({ tableName: 'apps', documentClient, maxTransitionAttempts: 3 });
+    const { client, sent } = wireClient((operation) =>
+      operation === 'GetItem'
+        ? { status: 200, body: JSON.stringify({ Item: marshall(item) }) }
+        : {
+            status: 400,
+            body: errorBody('ConditionalCheckFailedException', 'The conditional request failed'),
+          },
+    );
+    const store = new DynamoAppRecordStore({ tableName: 'apps', client, maxTransitionAttempts: 3 });
     await expect(store.transition(item.handle, event('RUNNING', 0, T0 + 1))).rejects.toBeInstanceOf(
       StoreConflictError,
     );
-    expect(wire.commandCalls(UpdateCommand)).toHaveLength(3);
-    expect(wire.commandCalls(UpdateCommand)[0]?.args[0].input).toMatchObject({
+    const updates = sent.filter((call) => call.operation === 'UpdateItem');
+    // A failed condition is an answer, not a fault: each attempt of the transition sends one UpdateItem.
+    expect(updates).toHaveLength(3);
+    expect(updates[0]?.input).toMatchObject({
       ConditionExpression: expect.stringMatching(/^#version = :version AND attribute_exists\(#pk\)/),
-      ExpressionAttributeValues: expect.objectContaining({ ':version': 4, ':nextVersion': 5 }),
+      ExpressionAttributeValues: expect.objectContaining({
+        ':version': { N: '4' },
+        ':nextVersion': { N: '5' },
+      }),
     });
   });
 

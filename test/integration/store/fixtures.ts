@@ -1,5 +1,4 @@
 /** Builders shared by the store's integration tests. */
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import {
   type AppState,
   type AppStateTransition,
@@ -8,7 +7,11 @@ import {
   makeRole,
   type NewAppRecord,
 } from '../../../lib/specs/index.js';
-import { DynamoAppRecordStore, type DynamoAppRecordStoreOptions } from '../../../lib/store/index.js';
+import {
+  DynamoAppRecordStore,
+  type DynamoAppRecordStoreOptions,
+  type ItemClient,
+} from '../../../lib/store/index.js';
 
 export const ALICE = 'arn:aws:iam::123456789012:user/alice';
 export const BOB = 'arn:aws:iam::123456789012:role/bob';
@@ -64,12 +67,12 @@ export function event(
 
 /** A store on the given client and table with a controllable clock. */
 export function makeStore(
-  documentClient: DynamoDBDocumentClient,
+  client: ItemClient,
   tableName: string,
   options: Partial<DynamoAppRecordStoreOptions> = {},
 ): { store: DynamoAppRecordStore; clock: { now: number } } {
   const clock = { now: T0 + 60_000 };
-  const store = new DynamoAppRecordStore({ tableName, documentClient, now: () => clock.now, ...options });
+  const store = new DynamoAppRecordStore({ tableName, client, now: () => clock.now, ...options });
   return { store, clock };
 }
 

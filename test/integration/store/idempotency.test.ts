@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/specs/index.js';
 import {
@@ -15,7 +14,7 @@ let keyCounter = 0;
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.documentClient, db.tableName));
+  ({ store } = makeStore(db.itemClient, db.tableName));
 });
 afterAll(() => db.close());
 
@@ -114,13 +113,11 @@ describe('DynamoAppRecordStore idempotency keys', () => {
   it('stores the reservation with a 24 h TTL', async () => {
     const key = freshKey();
     await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    const { Item } = await db.documentClient.send(
-      new GetCommand({
-        TableName: db.tableName,
-        Key: { pk: `IDEM#${encodeURIComponent(ALICE)}#${key}`, sk: 'I' },
-        ConsistentRead: true,
-      }),
-    );
+    const { Item } = await db.itemClient.get({
+      TableName: db.tableName,
+      Key: { pk: `IDEM#${encodeURIComponent(ALICE)}#${key}`, sk: 'I' },
+      ConsistentRead: true,
+    });
     expect(Item).toMatchObject({
       entity: 'Idempotency',
       requestHash: 'hash-a',

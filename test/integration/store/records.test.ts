@@ -1,4 +1,3 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnknownAppError, ValidationError } from '../../../lib/specs/index.js';
 import {
@@ -16,20 +15,18 @@ let clock: { now: number };
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store, clock } = makeStore(db.documentClient, db.tableName));
+  ({ store, clock } = makeStore(db.itemClient, db.tableName));
 });
 afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
   // A malformed handle has no key: nothing can have been stored under it.
   if (!handle.includes('://')) return undefined;
-  const { Item } = await db.documentClient.send(
-    new GetCommand({
-      TableName: db.tableName,
-      Key: { pk: appPartitionKey(handle), sk: 'A' },
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await db.itemClient.get({
+    TableName: db.tableName,
+    Key: { pk: appPartitionKey(handle), sk: 'A' },
+    ConsistentRead: true,
+  });
   return Item;
 }
 
@@ -133,21 +130,6 @@ describe('DynamoAppRecordStore.create', () => {
     const role = input.app.roles[0]!;
     input.app.roles = [{ ...role, env: { ...role.env, BLOB: 'x'.repeat(MAX_NEW_RECORD_BYTES - 2048) } }];
     expect((await store.create(input)).created).toBe(true);
-  });
-});
-
-describe('DynamoAppRecordStore with a plain document client', () => {
-  it('never sends undefined values, so it works without removeUndefinedValues', async () => {
-    const plain = DynamoDBDocumentClient.from(db.client);
-    const { store: plainStore } = makeStore(plain, db.tableName);
-    const input = newRecord({ owner: 'arn:aws:iam::123456789012:user/plain' });
-    expect((await plainStore.create(input)).created).toBe(true);
-    expect((await plainStore.transition(input.handle, event('RUNNING', 0, T0 + 1))).applied).toBe(true);
-    expect(
-      (await plainStore.transition(input.handle, event('FAILED', 0, T0 + 2, { reason: 'exit 1' }))).applied,
-    ).toBe(true);
-    expect((await plainStore.list({ owner: input.owner })).records.map((r) => r.state)).toEqual(['FAILED']);
-    expect(await plainStore.reserveIdempotencyKey(input.owner, 'k', 'h', T0)).toEqual({ reserved: true });
   });
 });
 

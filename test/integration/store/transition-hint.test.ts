@@ -1,9 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppStateTransition } from '../../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../../lib/store/index.js';
-import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import { type Dynalite, dynaliteClient, startDynalite } from '../../helpers/dynalite.js';
 import { newRecord, T0 } from './fixtures.js';
 
 let db: Dynalite;
@@ -12,11 +10,7 @@ const calls: string[] = [];
 
 beforeAll(async () => {
   db = await startDynalite();
-  const client = new DynamoDBClient({
-    endpoint: db.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
+  const client = dynaliteClient(db.endpoint);
   client.middlewareStack.add(
     (next, context) => async (args) => {
       calls.push(String(context.commandName));
@@ -24,10 +18,7 @@ beforeAll(async () => {
     },
     { step: 'initialize', name: 'countCalls' },
   );
-  const documentClient = DynamoDBDocumentClient.from(client, {
-    marshallOptions: { removeUndefinedValues: true },
-  });
-  store = new DynamoAppRecordStore({ tableName: db.tableName, documentClient });
+  store = new DynamoAppRecordStore({ tableName: db.tableName, client });
 });
 afterAll(() => db.close());
 

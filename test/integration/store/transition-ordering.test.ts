@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   APP_STATES,
@@ -27,18 +26,16 @@ let store: DynamoAppRecordStore;
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.documentClient, db.tableName));
+  ({ store } = makeStore(db.itemClient, db.tableName));
 });
 afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db.documentClient.send(
-    new GetCommand({
-      TableName: db.tableName,
-      Key: { pk: appPartitionKey(handle), sk: 'A' },
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await db.itemClient.get({
+    TableName: db.tableName,
+    Key: { pk: appPartitionKey(handle), sk: 'A' },
+    ConsistentRead: true,
+  });
   return Item;
 }
 
@@ -160,12 +157,10 @@ describe('forwardTransitionCondition', () => {
       );
       await Promise.all(
         currents.map((p, i) =>
-          db.documentClient.send(
-            new PutCommand({
-              TableName: db.tableName,
-              Item: { pk: `GRID#${i}`, sk: 'A', stateRank: stateRank(p.state), ...p },
-            }),
-          ),
+          db.itemClient.put({
+            TableName: db.tableName,
+            Item: { pk: `GRID#${i}`, sk: 'A', stateRank: stateRank(p.state), ...p },
+          }),
         ),
       );
       const mismatches: string[] = [];
@@ -173,17 +168,15 @@ describe('forwardTransitionCondition', () => {
         currents.map(async (current, i) => {
           for (const t of nexts) {
             const condition = forwardTransitionCondition(t);
-            const accepted = await db.documentClient
-              .send(
-                new UpdateCommand({
-                  TableName: db.tableName,
-                  Key: { pk: `GRID#${i}`, sk: 'A' },
-                  UpdateExpression: 'SET #probe = :probe',
-                  ConditionExpression: condition.expression,
-                  ExpressionAttributeNames: { ...condition.names, '#probe': 'probe' },
-                  ExpressionAttributeValues: { ...condition.values, ':probe': 1 },
-                }),
-              )
+            const accepted = await db.itemClient
+              .update({
+                TableName: db.tableName,
+                Key: { pk: `GRID#${i}`, sk: 'A' },
+                UpdateExpression: 'SET #probe = :probe',
+                ConditionExpression: condition.expression,
+                ExpressionAttributeNames: { ...condition.names, '#probe': 'probe' },
+                ExpressionAttributeValues: { ...condition.values, ':probe': 1 },
+              })
               .then(
                 () => true,
                 (error: unknown) => {
@@ -208,16 +201,14 @@ describe('forwardTransitionCondition', () => {
   it('rejects any transition of a missing item', async () => {
     const condition = forwardTransitionCondition({ state: 'RUNNING', attempt: 5, eventTime: T0 });
     await expect(
-      db.documentClient.send(
-        new UpdateCommand({
-          TableName: db.tableName,
-          Key: { pk: 'GRID#missing', sk: 'A' },
-          UpdateExpression: 'SET #probe = :probe',
-          ConditionExpression: condition.expression,
-          ExpressionAttributeNames: { ...condition.names, '#probe': 'probe' },
-          ExpressionAttributeValues: { ...condition.values, ':probe': 1 },
-        }),
-      ),
+      db.itemClient.update({
+        TableName: db.tableName,
+        Key: { pk: 'GRID#missing', sk: 'A' },
+        UpdateExpression: 'SET #probe = :probe',
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: { ...condition.names, '#probe': 'probe' },
+        ExpressionAttributeValues: { ...condition.values, ':probe': 1 },
+      }),
     ).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
   });
 });

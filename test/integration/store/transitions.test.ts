@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AppRecord,
@@ -19,18 +18,16 @@ let clock: { now: number };
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store, clock } = makeStore(db.documentClient, db.tableName, { retentionDays: 7 }));
+  ({ store, clock } = makeStore(db.itemClient, db.tableName, { retentionDays: 7 }));
 });
 afterAll(() => db.close());
 
 async function rawItem(handle: string): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await db.documentClient.send(
-    new GetCommand({
-      TableName: db.tableName,
-      Key: { pk: appPartitionKey(handle), sk: 'A' },
-      ConsistentRead: true,
-    }),
-  );
+  const { Item } = await db.itemClient.get({
+    TableName: db.tableName,
+    Key: { pk: appPartitionKey(handle), sk: 'A' },
+    ConsistentRead: true,
+  });
   return Item;
 }
 

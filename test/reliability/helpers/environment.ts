@@ -3,8 +3,7 @@
  * every SDK client the container builds gets middleware that counts its calls and can inject DynamoDB faults
  * (throttling, 5xx, timeouts before and after the write) under the SDK's own retry logic.
  */
-import { Readable } from 'node:stream';
-import { HttpResponse } from '@smithy/protocol-http';
+import { httpTransport, ItemClient, type Transport, type WireResponse } from '../../../lib/store/index.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { FakeAws, type FaultOptions } from './fake-aws.js';
 import type { ProxyHandler } from './lambda.js';
@@ -42,12 +41,12 @@ export interface FunctionsEnvironment {
   setDynamoFaults(faults: FaultOptions | undefined): void;
   /**
    * Benchmarks: answer DynamoDB calls in memory (no socket) with `responder(operation)`; the
-   * SDK still serializes, signs and parses. Undefined: calls go to dynalite.
+   * client still serializes, signs and parses. Undefined: calls go to dynalite.
    */
   setDynamoResponder(responder: ((operation: string) => unknown) | undefined): void;
   /**
    * The next call of `command` (e.g. `PutItemCommand`) loses its response: the request reaches DynamoDB (with
-   * `afterWrite`, it is applied) and the client sees a timeout, under the SDK's own retries.
+   * `afterWrite`, it is applied) and the client sees a timeout, under its own retries.
    */
   loseNextDynamoResponse(command: string, afterWrite: boolean): void;
   /** Injected DynamoDB faults by kind. */
@@ -55,21 +54,19 @@ export interface FunctionsEnvironment {
   close(): Promise<void>;
 }
 
-interface Stack {
-  add(middleware: unknown, options: { step: string; priority?: string; name: string }): void;
-}
-
-function dynamoErrorResponse(kind: 'throttling' | 'server'): HttpResponse {
+/** A DynamoDB error response as DynamoDB sends it. */
+function dynamoErrorResponse(kind: 'throttling' | 'server'): WireResponse {
   const type = kind === 'throttling' ? 'ThrottlingException' : 'InternalServerError';
-  return new HttpResponse({
+  return {
     statusCode: kind === 'throttling' ? 400 : 500,
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type },
-    body: Readable.from([
-      Buffer.from(
-        JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `injected ${type}` }),
-      ),
-    ]),
-  });
+    body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `injected ${type}` }),
+  };
+}
+
+/** A request that got no response (the client retries it as the SDK would). */
+function injectedTimeout(what: string): Error {
+  return Object.assign(new Error(`socket timed out (${what})`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
 }
 
 /** Starts dynalite, the fake AWS data plane and the functions (schedulers aws_batch and aws_sagemaker). */
@@ -92,58 +89,42 @@ export async function startFunctionsEnvironment(
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
   const runners = await import('../../../functions/shared/runners.js');
+  // Faults and lost responses are injected per attempt, at the wire (under the client's retries); the call
+  // counter sits around the whole call, as an application sees it.
+  const wire = httpTransport();
+  const transport: Transport = async (request) => {
+    const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+    if (lose && lose.command === `${operation}Command`) {
+      const { afterWrite } = lose;
+      lose = undefined;
+      if (afterWrite) await wire(request);
+      throw injectedTimeout('injected, response lost');
+    }
+    if (responder) return { statusCode: 200, headers: {}, body: JSON.stringify(responder(operation)) };
+    if (!faults || faults.random() >= faults.rate) return wire(request);
+    const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
+      | 'throttling'
+      | 'server'
+      | 'timeout';
+    if (kind === 'timeout') {
+      const afterWrite = faults.random() < 0.5;
+      if (afterWrite) {
+        dynamoInjected.timeoutAfterWrite += 1;
+        await wire(request);
+      } else dynamoInjected.timeout += 1;
+      throw injectedTimeout('injected');
+    }
+    dynamoInjected[kind] += 1;
+    return dynamoErrorResponse(kind);
+  };
+  container.configureLocalMode({ dynamoDbTransport: transport });
   container.configureClients((client) => {
-    if (client.constructor.name !== 'DynamoDBClient') return;
-    const stack = client.middlewareStack as unknown as Stack;
-    stack.add(
-      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
-        async (args: unknown) => {
-          const name = context.commandName ?? 'unknown';
-          dynamoCalls.set(name, (dynamoCalls.get(name) ?? 0) + 1);
-          return next(args);
-        },
-      { step: 'initialize', name: 'reliabilityCallCounter' },
-    );
-    stack.add(
-      (next: (args: unknown) => Promise<unknown>, context: { commandName?: string }) =>
-        async (args: unknown) => {
-          if (lose && lose.command === context.commandName) {
-            const { afterWrite } = lose;
-            lose = undefined;
-            if (afterWrite) await next(args);
-            throw Object.assign(new Error('socket timed out (injected, response lost)'), {
-              name: 'TimeoutError',
-            });
-          }
-          if (responder) {
-            const request = (args as { request: { headers: Record<string, string> } }).request;
-            const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-            const answer = responder(operation);
-            const response = new HttpResponse({
-              statusCode: 200,
-              headers: { 'content-type': 'application/x-amz-json-1.0' },
-              body: Readable.from([Buffer.from(JSON.stringify(answer))]),
-            });
-            return { response, output: undefined };
-          }
-          if (!faults || faults.random() >= faults.rate) return next(args);
-          const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
-            | 'throttling'
-            | 'server'
-            | 'timeout';
-          if (kind === 'timeout') {
-            const afterWrite = faults.random() < 0.5;
-            if (afterWrite) {
-              dynamoInjected.timeoutAfterWrite += 1;
-              await next(args);
-            } else dynamoInjected.timeout += 1;
-            throw Object.assign(new Error('socket timed out (injected)'), { name: 'TimeoutError' });
-          }
-          dynamoInjected[kind] += 1;
-          return { response: dynamoErrorResponse(kind), output: undefined };
-        },
-      { step: 'deserialize', priority: 'low', name: 'reliabilityFaults' },
-    );
+    if (!(client instanceof ItemClient)) return;
+    client.middlewareStack.add((next, context) => async (args) => {
+      const name = context.commandName ?? 'unknown';
+      dynamoCalls.set(name, (dynamoCalls.get(name) ?? 0) + 1);
+      return next(args);
+    });
   });
   const api = {} as Record<keyof typeof API_MODULES, ProxyHandler>;
   for (const [name, load] of Object.entries(API_MODULES)) {
@@ -176,6 +157,7 @@ export async function startFunctionsEnvironment(
     dynamoInjected,
     async close() {
       container.configureClients(undefined);
+      container.configureLocalMode({});
       await runners.closeRunner();
       aws.restore();
       await db.close();

@@ -57,7 +57,7 @@ describe('the record functions (list, status, state change)', () => {
   it('create the DynamoDB client only', async () => {
     const { recordsRunner } = await import('../../../functions/shared/container.js');
     recordsRunner();
-    expect(created).toEqual(['DynamoDBClient']);
+    expect(created).toEqual(['ItemClient']);
   });
 });
 
@@ -66,7 +66,7 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/shared/runners.js');
     const runs = await runner('aws_batch');
     runs.scheduler('aws_batch');
-    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient']);
+    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient']);
     expect(runs.schedulerBackends()).toEqual(['aws_batch', 'aws_sagemaker']);
   });
 
@@ -74,11 +74,6 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/shared/runners.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
-    expect(created.sort()).toEqual([
-      'BatchClient',
-      'CloudWatchLogsClient',
-      'DynamoDBClient',
-      'SageMakerClient',
-    ]);
+    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient', 'SageMakerClient']);
   });
 });
