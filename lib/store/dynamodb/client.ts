@@ -223,7 +223,9 @@ function responseError(response: WireResponse, operation: string): DynamoDbServi
     const text = body.message ?? body.Message;
     if (typeof text === 'string') message = text;
   } catch {
-    // Not JSON (a proxy's page, an empty 5xx): named by its status below.
+    // Not JSON: an XML error (`<Code>`, as some emulators and proxies answer), else named by its status below.
+    type = /<Code>([A-Za-z0-9.]{1,100})<\/Code>/.exec(response.body)?.[1] ?? '';
+    message = /<Message>([^<]{1,1000})<\/Message>/.exec(response.body)?.[1] ?? '';
   }
   const headerType = response.headers['x-amzn-errortype']?.split(':')[0];
   const name = type || headerType || (response.statusCode >= 500 ? 'InternalServerError' : 'UnknownError');

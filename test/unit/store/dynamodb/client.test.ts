@@ -181,6 +181,17 @@ describe('ItemClient errors', () => {
     expect(requests).toHaveLength(1);
   });
 
+  it('reads the code and message of an XML error (as emulators and some proxies answer)', async () => {
+    const xml =
+      '<ErrorResponse><Error><Code>SignatureDoesNotMatch</Code><Message>The request signature we calculated does not match</Message></Error></ErrorResponse>';
+    const { client } = scripted([{ statusCode: 403, headers: {}, body: xml }]);
+    await expect(client.call('GetItem', {})).rejects.toMatchObject({
+      name: 'SignatureDoesNotMatch',
+      message: 'The request signature we calculated does not match',
+      $metadata: { httpStatusCode: 403 },
+    });
+  });
+
   it('names an error response without a JSON body by its status', async () => {
     const { client } = scripted([{ statusCode: 413, headers: {}, body: '<html>too large</html>' }]);
     const error = await client.call('PutItem', {}).catch((e: unknown) => e);

@@ -1,0 +1,87 @@
+/**
+ * The store's DynamoDB client signs requests as AWS checks them: a moto of its own with request
+ * authentication on (`INITIAL_NO_AUTH_ACTION_COUNT`: after the first requests, moto recomputes every
+ * request's SigV4 signature with botocore and evaluates the caller's IAM policies) accepts the client's
+ * requests with an IAM user's keys and refuses them with a wrong secret or without the permission.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTableInput, DynamoAppRecordStore, ItemClient } from '../../lib/store/index.js';
+import { newRecord } from '../integration/store/fixtures.js';
+import { MOTO_REGION } from './constants.js';
+import { iamQuery, startMoto, stopMoto } from './moto-server.js';
+
+let moto: { url: string; child: ChildProcess };
+let keys: { accessKeyId: string; secretAccessKey: string };
+let readerKeys: { accessKeyId: string; secretAccessKey: string };
+
+/** The requests moto serves before it authenticates: the IAM setup below, one each. */
+const SETUP_REQUESTS = 5;
+const TABLE = 'txs-signed';
+
+function xmlField(xml: string, name: string): string {
+  const value = new RegExp(`<${name}>([^<]+)</${name}>`).exec(xml)?.[1];
+  if (value === undefined) throw new Error(`no ${name} in ${xml}`);
+  return value;
+}
+
+function clientWith(credentials: { accessKeyId: string; secretAccessKey: string }): ItemClient {
+  return new ItemClient({ endpoint: moto.url, region: MOTO_REGION, credentials, maxAttempts: 1 });
+}
+
+beforeAll(async () => {
+  moto = await startMoto({ INITIAL_NO_AUTH_ACTION_COUNT: String(SETUP_REQUESTS) });
+  await iamQuery(moto.url, 'CreateUser', { UserName: 'txs-store' });
+  await iamQuery(moto.url, 'CreateUser', { UserName: 'txs-reader' });
+  await iamQuery(moto.url, 'PutUserPolicy', {
+    UserName: 'txs-store',
+    PolicyName: 'dynamodb',
+    PolicyDocument: JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Allow', Action: 'dynamodb:*', Resource: '*' }],
+    }),
+  });
+  const accessKey = async (user: string) => {
+    const created = await iamQuery(moto.url, 'CreateAccessKey', { UserName: user });
+    return {
+      accessKeyId: xmlField(created, 'AccessKeyId'),
+      secretAccessKey: xmlField(created, 'SecretAccessKey'),
+    };
+  };
+  keys = await accessKey('txs-store');
+  readerKeys = await accessKey('txs-reader');
+});
+afterAll(async () => {
+  if (moto) await stopMoto(moto.child);
+});
+
+describe('ItemClient signatures checked by moto (botocore SigV4, IAM policies)', () => {
+  it("creates the app record table and runs the store's operations with an IAM user's keys", async () => {
+    const client = clientWith(keys);
+    await client.call('CreateTable', createTableInput(TABLE));
+    const store = new DynamoAppRecordStore({ tableName: TABLE, client });
+    const owner = 'arn:aws:iam::123456789012:user/txs-store';
+    const record = newRecord({ owner, createdAt: Date.now() });
+    const { created } = await store.create(record);
+    const { handle } = record;
+    expect(created).toBe(true);
+    expect((await store.get(handle))?.owner).toBe(owner);
+    expect((await store.list({ owner })).records.map((r) => r.handle)).toEqual([handle]);
+  });
+
+  it('is refused with a wrong secret: the signature does not match', async () => {
+    const error = await clientWith({ ...keys, secretAccessKey: `${keys.secretAccessKey}x` })
+      .call('DescribeTable', { TableName: TABLE })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'SignatureDoesNotMatch', $metadata: { httpStatusCode: 403 } });
+  });
+
+  it('is refused for a user without a DynamoDB permission', async () => {
+    const error = await clientWith(readerKeys)
+      .call('DescribeTable', { TableName: TABLE })
+      .catch((e: unknown) => e);
+    // moto answers in IAM's XML (DynamoDB itself sends AccessDeniedException as JSON); the client reads both.
+    expect(error).toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    expect((error as Error).message).toMatch(/not authorized to perform: dynamodb:DescribeTable/);
+  });
+});
