@@ -27,6 +27,21 @@ export const ESM_REQUIRE_BANNER =
 export const LAMBDA_CREDENTIALS_MODULE = 'functions/shared/lambda-credentials.ts';
 
 /**
+ * The event streams of the bundles, relative to the project root: esbuild aliases `@smithy/core/event-streams`
+ * to it, so no function carries the SDK's event-stream codec (and the CRC32 that loads `node:zlib`) that no
+ * function uses; a streaming operation would fail with a clear error.
+ */
+export const LAMBDA_EVENT_STREAMS_MODULE = 'functions/shared/lambda-event-streams.ts';
+
+/** The esbuild aliases of every bundle: SDK modules the functions replace (see the two modules above). */
+export function lambdaAliases(projectRoot: string): Record<string, string> {
+  return {
+    '@aws-sdk/credential-provider-node': path.join(projectRoot, LAMBDA_CREDENTIALS_MODULE),
+    '@smithy/core/event-streams': path.join(projectRoot, LAMBDA_EVENT_STREAMS_MODULE),
+  };
+}
+
+/**
  * The esbuild options every function is bundled with, apart from its entry point and output directory (see
  * {@link lambdaBuildOptions}): ESM for Node 22, minified, code splitting (`index.mjs` plus `chunks/`), source
  * maps without sources (kept beside the code for offline decoding; not enabled at run time), and the AWS SDK
@@ -58,7 +73,7 @@ export function lambdaBuildOptions(projectRoot: string, entry: string, outdir: s
     absWorkingDir: projectRoot,
     entryPoints: { index: path.join(projectRoot, entry) },
     outdir,
-    alias: { '@aws-sdk/credential-provider-node': path.join(projectRoot, LAMBDA_CREDENTIALS_MODULE) },
+    alias: lambdaAliases(projectRoot),
   };
 }
 

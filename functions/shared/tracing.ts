@@ -59,8 +59,13 @@ async function regionOf(client: TraceableClient): Promise<string | undefined> {
   return typeof value === 'string' ? value : undefined;
 }
 
-/** Error names AWS services throttle with (the AWS SDK's list). */
-const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
+/**
+ * The error names the AWS SDK's retry strategy treats as throttling (`@smithy/core/retry`'s
+ * `THROTTLING_ERROR_CODES`). Checked here rather than imported: importing `@smithy/core/retry` put the SDK's
+ * retry middleware and, through it, its protocols into the static imports of every function (~80 KB in a
+ * function whose other chunks use the SDK).
+ */
+const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
   'BandwidthLimitExceeded',
   'EC2ThrottledException',
   'LimitExceededException',
@@ -77,13 +82,18 @@ const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
   'TransactionInProgressException',
 ]);
 
-/** True for a throttled call, as the SDK classifies it (HTTP 429, a throttling name or `$retryable`). */
-function isThrottling(error: unknown, status: number | undefined): boolean {
-  const failure = error as { name?: unknown; $retryable?: { throttling?: unknown } } | null;
+/** True when the SDK would classify `error` as throttling: HTTP 429, a throttling name, or the error's trait. */
+function isThrottlingError(error: unknown): boolean {
+  if (error === null || typeof error !== 'object') return false;
+  const failure = error as {
+    name?: unknown;
+    $metadata?: CallMetadata;
+    $retryable?: { throttling?: boolean };
+  };
   return (
-    status === 429 ||
-    failure?.$retryable?.throttling === true ||
-    (typeof failure?.name === 'string' && THROTTLING_ERRORS.has(failure.name))
+    failure.$metadata?.httpStatusCode === 429 ||
+    (typeof failure.name === 'string' && THROTTLING_ERROR_NAMES.has(failure.name)) ||
+    failure.$retryable?.throttling === true
   );
 }
 
@@ -98,7 +108,7 @@ function outcomeOf(metadata: CallMetadata | undefined, error: unknown): Record<s
   return {
     ...http,
     ...(fault ? { fault: true } : { error: true }),
-    ...(isThrottling(error, status) ? { throttle: true } : {}),
+    ...(isThrottlingError(error) ? { throttle: true } : {}),
     cause: {
       exceptions: [
         {
@@ -120,7 +130,7 @@ const traced = new WeakSet<object>();
  *
  * @example
  * ```ts
- * const batch = traceSdkCalls(new BatchClient({}));
+ * const dynamo = traceSdkCalls(new DynamoDBClient({}));
  * ```
  */
 export function traceSdkCalls<T extends TraceableClient>(client: T): T {

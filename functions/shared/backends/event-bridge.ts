@@ -1,6 +1,7 @@
 /** The publisher function's PutEvents call: built once per cold start, on the first stream batch. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { PutEventsEntry, PutEventsResult } from '../../../lib/events/outbox.js';
+import { sdkClientConfig } from '../sdk-config.js';
 import { traceSdkCalls } from '../tracing.js';
 
 /**
@@ -8,6 +9,6 @@ import { traceSdkCalls } from '../tracing.js';
  * are X-Ray subsegments like every client's.
  */
 export function eventBridgePutEvents(): (entries: PutEventsEntry[]) => Promise<PutEventsResult> {
-  const client = traceSdkCalls(new EventBridgeClient({}));
+  const client = traceSdkCalls(new EventBridgeClient(sdkClientConfig('EventBridge')));
   return (entries) => client.send(new PutEventsCommand({ Entries: entries }));
 }

@@ -257,6 +257,33 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
     });
   });
 
+  it('flags a call the service refuses with a throttling error name (HTTP 400) as throttled, as the SDK classifies it', async () => {
+    const batch = traceSdkCalls(new BatchClient({ maxAttempts: 1 }));
+    aws.answers.push({
+      status: 400,
+      body: { message: 'Rate exceeded' },
+      headers: { 'x-amzn-errortype': 'ThrottlingException' },
+    });
+    const since = daemon.documents.length;
+    await expect(batch.send(new ListJobsCommand({ jobQueue: 'q' }))).rejects.toThrow();
+    const [subsegment] = await daemon.received(1, since);
+    expect(subsegment).toMatchObject({ http: { response: { status: 400 } }, error: true, throttle: true });
+  });
+
+  it('does not flag a client error that is not throttling as throttled', async () => {
+    const batch = traceSdkCalls(new BatchClient({ maxAttempts: 1 }));
+    aws.answers.push({
+      status: 400,
+      body: { message: 'bad queue' },
+      headers: { 'x-amzn-errortype': 'ClientException' },
+    });
+    const since = daemon.documents.length;
+    await expect(batch.send(new ListJobsCommand({ jobQueue: 'q' }))).rejects.toThrow();
+    const [subsegment] = await daemon.received(1, since);
+    expect(subsegment).toMatchObject({ error: true });
+    expect(subsegment?.throttle).toBeUndefined();
+  });
+
   it('sends nothing for an invocation that is not sampled, nor outside Lambda (no trace header)', async () => {
     const since = daemon.documents.length;
     vi.stubEnv('_X_AMZN_TRACE_ID', sampled('0'));

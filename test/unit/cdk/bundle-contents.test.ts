@@ -101,11 +101,29 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
     }
   });
 
+  it('carries no SDK event-stream codec and loads no zlib in any function (event streams aliased)', () => {
+    for (const [name, metafile] of metafiles) {
+      expect(
+        matching(Object.keys(metafile.inputs), /@smithy\/core\/dist-es\/submodules\/event-streams\//),
+        name,
+      ).toEqual([]);
+      const zlib = Object.values(metafile.outputs).flatMap((o) =>
+        o.imports.filter((i) => i.external && /^(node:)?zlib$/.test(i.path)),
+      );
+      expect(zlib, name).toEqual([]);
+    }
+    // The Logs client is built with the stand-in (test/unit/cdk/lambda-aliases.test.ts runs it).
+    expect(importLoads('Logs')).toContain('functions/shared/lambda-event-streams.ts');
+  });
+
   it('loads no SDK client and no record store for components, the OpenAPI document, dry runs and schedulers', () => {
     for (const name of ['Components', 'OpenApi', 'Dryrun', 'Schedulers']) {
       const loads = importLoads(name);
       expect(matching(loads, SDK_CLIENT), name).toEqual([]);
       expect(matching(loads, /^lib\/store\//), name).toEqual([]);
+      // Nor the SDK's runtime: tracing classifies throttling itself (importing `@smithy/core/retry` for it
+      // brought the retry middleware and the protocols into every function's static imports).
+      expect(matching(loads, /node_modules\/@smithy\//), name).toEqual([]);
     }
     expect(matching(importLoads('OpenApi'), /node_modules\/zod\//)).toEqual([]);
   });
