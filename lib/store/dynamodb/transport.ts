@@ -77,31 +77,40 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
   return async ({ url, headers, body }) => {
     const { request, agent } = await stackFor(url.protocol);
     return new Promise<WireResponse>((resolve, reject) => {
+      // Settles once, whichever comes first: the response, a failure of the request or of the response
+      // (a connection dropped mid-body), or the timeout; the timer never outlives the request.
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        outcome();
+      };
       const outgoing = request(
         url,
         { method: 'POST', agent, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
         (response) => {
           const chunks: Buffer[] = [];
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('error', reject);
+          response.on('error', (error) => settle(() => reject(error)));
           response.on('end', () => {
-            clearTimeout(timer);
             const responseHeaders: Record<string, string | undefined> = {};
             for (const [name, value] of Object.entries(response.headers)) {
               responseHeaders[name] = Array.isArray(value) ? value.join(', ') : value;
             }
-            resolve({
-              statusCode: response.statusCode ?? 0,
-              headers: responseHeaders,
-              body: Buffer.concat(chunks).toString('utf8'),
-            });
+            settle(() =>
+              resolve({
+                statusCode: response.statusCode ?? 0,
+                headers: responseHeaders,
+                body: Buffer.concat(chunks).toString('utf8'),
+              }),
+            );
           });
         },
       );
-      const timer = setTimeout(
+      timer = setTimeout(
         () => outgoing.destroy(timeoutError(`no response from ${url.host} within ${requestTimeoutMs} ms`)),
         requestTimeoutMs,
       );
+      timer.unref();
       outgoing.on('socket', (socket) => {
         if (!socket.connecting) return;
         socket.setTimeout(connectTimeoutMs, () =>
@@ -109,10 +118,7 @@ export function httpTransport(options: HttpTransportOptions = {}): Transport {
         );
         socket.once('connect', () => socket.setTimeout(0));
       });
-      outgoing.on('error', (error) => {
-        clearTimeout(timer);
-        reject(error);
-      });
+      outgoing.on('error', (error) => settle(() => reject(error)));
       outgoing.end(body);
     });
   };

@@ -146,6 +146,35 @@ describe('httpTransport', () => {
   });
 });
 
+describe('httpTransport, a connection dropped mid-response', () => {
+  it('fails the request with the connection error (retried as a network failure), not a timeout', async () => {
+    let requests = 0;
+    const dropping = createServer((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': '100' });
+      response.write('{"Item":');
+      setImmediate(() => response.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = dropping.address() as AddressInfo;
+      const cut = new ItemClient({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+        transport: httpTransport({ requestTimeoutMs: 60_000 }),
+        sleep: async () => {},
+      });
+      const error = await cut.get({ TableName: table, Key: key('cut') }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'ECONNRESET', $fault: 'server', $metadata: { attempts: 3 } });
+      expect(requests).toBe(3);
+    } finally {
+      dropping.closeAllConnections();
+      await new Promise((resolve) => dropping.close(resolve));
+    }
+  });
+});
+
 /** A counting HTTP relay in front of `target`: counts the connections clients open to it. */
 async function tcpCounter(target: string): Promise<{ url: string; close(): Promise<void> }> {
   connections = 0;
