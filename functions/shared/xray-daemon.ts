@@ -65,6 +65,34 @@ export function daemonAddress(value: string | undefined): DaemonAddress | undefi
   return { host, port };
 }
 
+/**
+ * The socket's address lookup: an IP literal (Lambda's daemon address is one) is used as it is, without a DNS
+ * call and without loading Node's DNS module on the first traced call (~1–3 ms of a cold start); a host name
+ * goes to `dns.lookup`, as dgram's default does.
+ *
+ * @example
+ * ```ts
+ * lookupAddress('169.254.79.129', 4, (error, address, family) => {}); // calls back at once: '169.254.79.129', 4
+ * ```
+ */
+export function lookupAddress(
+  host: string,
+  options: number | { family?: number },
+  callback: (error: Error | null, address: string, family: number) => void,
+): void {
+  const family = isIP(host);
+  if (family !== 0) {
+    callback(null, host, family);
+    return;
+  }
+  const wanted = typeof options === 'number' ? options : (options.family ?? 0);
+  import('node:dns').then(
+    (dns) =>
+      dns.lookup(host, { family: wanted }, (error, address, resolved) => callback(error, address, resolved)),
+    (error: Error) => callback(error, '', 0),
+  );
+}
+
 const DAEMON_HEADER = '{"format":"json","version":1}\n';
 const sockets = new Map<'udp4' | 'udp6', Socket>();
 
@@ -73,7 +101,7 @@ function socketFor(host: string): Socket {
   const family = host.includes(':') ? 'udp6' : 'udp4';
   let socket = sockets.get(family);
   if (socket === undefined) {
-    socket = createSocket(family);
+    socket = createSocket({ type: family, lookup: lookupAddress as never });
     socket.on('error', () => undefined);
     socket.unref();
     sockets.set(family, socket);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { daemonAddress, sampledTraceParent } from '../../../functions/shared/xray-daemon.js';
+import { daemonAddress, lookupAddress, sampledTraceParent } from '../../../functions/shared/xray-daemon.js';
 
 const ROOT = '1-5759e988-bd862e3fe1be46a994272793';
 
@@ -39,4 +39,23 @@ describe('daemonAddress', () => {
       expect(daemonAddress(value)).toBeUndefined();
     },
   );
+});
+
+describe('lookupAddress (the daemon socket’s lookup)', () => {
+  it('uses an IP literal as it is, synchronously: no DNS on the first traced call', () => {
+    const answers: unknown[] = [];
+    lookupAddress('169.254.79.129', 4, (...answer) => answers.push(answer));
+    lookupAddress('::1', { family: 6 }, (...answer) => answers.push(answer));
+    expect(answers).toEqual([
+      [null, '169.254.79.129', 4],
+      [null, '::1', 6],
+    ]);
+  });
+
+  it('resolves a host name through DNS, as dgram would', async () => {
+    const answer = await new Promise<unknown[]>((resolve) =>
+      lookupAddress('localhost', 4, (...result) => resolve(result)),
+    );
+    expect(answer).toEqual([null, '127.0.0.1', 4]);
+  });
 });
