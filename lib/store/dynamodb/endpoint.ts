@@ -80,6 +80,13 @@ export function resolveEndpoint(
     if (url.protocol !== 'https:' && url.protocol !== 'http:') {
       throw new DynamoDbConfigError(`DynamoDB endpoint '${given}' must be an http:// or https:// URL`);
     }
+    // Requests are signed for `POST /`: an endpoint with a path, a query or credentials in it would not work.
+    if (url.pathname !== '/' || url.search !== '' || url.username !== '' || url.password !== '') {
+      // Not echoed: it may carry a password.
+      throw new DynamoDbConfigError(
+        `DynamoDB endpoint must be a scheme, host and port only (e.g. ${url.protocol}//${url.host})`,
+      );
+    }
     return url;
   }
   // As the SDK's rules: the region `local` is DynamoDB Local's default address.

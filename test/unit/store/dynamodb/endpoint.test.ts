@@ -71,9 +71,22 @@ describe('resolveEndpoint', () => {
     ['not a URL', 'dynamodb local', /is not a URL/],
     ['a host without a scheme', 'localhost:8000', /must be an http:\/\/ or https:\/\/ URL/],
     ['another scheme', 'ftp://example.com', /must be an http:\/\/ or https:\/\/ URL/],
+    [
+      'with a path',
+      'http://127.0.0.1:8000/dynamodb',
+      /must be a scheme, host and port only \(e\.g\. http:\/\/127\.0\.0\.1:8000\)/,
+    ],
+    ['with a query', 'https://ddb.example.com/?x=1', /must be a scheme, host and port only/],
+    ['with credentials in it', 'https://user:secret@ddb.example.com', /must be a scheme, host and port only/],
   ])('refuses an endpoint that is %s, naming it', (_what, endpoint, message) => {
     expect(() => resolveEndpoint(endpoint, 'eu-west-1', {})).toThrow(DynamoDbConfigError);
     expect(() => resolveEndpoint(endpoint, 'eu-west-1', {})).toThrow(message);
+  });
+
+  it('never repeats a password given in the endpoint URL', () => {
+    expect(() => resolveEndpoint('https://user:s3cr3t@ddb.example.com', 'eu-west-1', {})).toThrow(
+      /^DynamoDB endpoint must be a scheme, host and port only \(e\.g\. https:\/\/ddb\.example\.com\)$/,
+    );
   });
 });
 
