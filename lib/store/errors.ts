@@ -117,22 +117,38 @@ export class DynamoDbConfigError extends Error {
   override readonly name = 'DynamoDbConfigError';
 }
 
-/** SDK error names that mean "try again later". */
-const RETRYABLE_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
+/** Error names AWS throttles with (the AWS SDK's list): retried with a longer back-off. */
+export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'BandwidthLimitExceeded',
+  'EC2ThrottledException',
   'LimitExceededException',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionConflictException',
+  'PriorRequestNotComplete',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'SlowDown',
+  'ThrottledException',
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+
+/** Error names of a failure on DynamoDB's side or of a call that timed out. */
+const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'TimeoutError',
   'RequestTimeout',
   'RequestTimeoutException',
+  'InternalServerError',
+  'ServiceUnavailable',
 ]);
 
-/** Node.js network error codes that mean the endpoint could not be reached or dropped the connection. */
-const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+/** HTTP statuses the AWS SDK retries. */
+const TRANSIENT_STATUS_CODES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
+
+/** Node.js error codes of a request that got no response: the endpoint unreachable or the connection lost. */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
@@ -149,6 +165,23 @@ interface SdkErrorLike {
   message?: unknown;
   $metadata?: { httpStatusCode?: unknown };
   $retryable?: unknown;
+}
+
+/**
+ * True when the same DynamoDB call may succeed if tried again: throttling, a transient error or status, or a
+ * request that got no response. The store's client retries these (lib/store/dynamodb/client.ts), and
+ * {@link toStoreError} reports them, once the retries are spent, as {@link StoreUnavailableError}.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  const failure = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
+  const status = failure.$metadata?.httpStatusCode;
+  return (
+    failure.$retryable !== undefined ||
+    (typeof failure.name === 'string' &&
+      (THROTTLING_ERROR_NAMES.has(failure.name) || TRANSIENT_ERROR_NAMES.has(failure.name))) ||
+    (typeof status === 'number' && TRANSIENT_STATUS_CODES.has(status)) ||
+    (typeof failure.code === 'string' && NETWORK_ERROR_CODES.has(failure.code))
+  );
 }
 
 /** True when `error` is DynamoDB's ConditionalCheckFailedException. */
@@ -174,10 +207,9 @@ export function toStoreError(error: unknown, operation: string, tableName: strin
   if (name === 'ResourceNotFoundException') return new StoreTableNotFoundError(tableName, { cause: error });
   const status = sdk.$metadata?.httpStatusCode;
   const retryable =
-    RETRYABLE_ERROR_NAMES.has(name) ||
-    sdk.$retryable !== undefined ||
-    (typeof status === 'number' && status >= 500) ||
-    (typeof sdk.code === 'string' && NETWORK_ERROR_CODES.has(sdk.code));
+    isTransientFailure(error) ||
+    name === 'TransactionConflictException' ||
+    (typeof status === 'number' && status >= 500);
   if (retryable) {
     return new StoreUnavailableError(
       `DynamoDB ${operation} on '${tableName}' failed after retries (${detail}). Try again shortly`,

@@ -14,7 +14,12 @@
  * @module
  */
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
-import { DynamoDbServiceError } from '../errors.js';
+import {
+  DynamoDbServiceError,
+  isTransientFailure,
+  NETWORK_ERROR_CODES,
+  THROTTLING_ERROR_NAMES,
+} from '../errors.js';
 import { resolveEndpoint, resolveRegion } from './endpoint.js';
 import { type AwsCredentials, signPost } from './signer.js';
 import { httpTransport, type Transport, type WireResponse } from './transport.js';
@@ -146,28 +151,6 @@ export interface ItemClientOptions {
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const CONTENT_TYPE = 'application/x-amz-json-1.0';
 
-/** Error names the SDK's standard mode retries as throttling (longer back-off). */
-const THROTTLING_ERRORS: ReadonlySet<string> = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-  'LimitExceededException',
-]);
-
-/** Error names the SDK's standard mode retries as transient. */
-const TRANSIENT_ERRORS: ReadonlySet<string> = new Set([
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
-
 /** Errors a signature made with a wrong clock gets: retried once the offset is known. */
 const CLOCK_SKEW_ERRORS: ReadonlySet<string> = new Set([
   'InvalidSignatureException',
@@ -176,17 +159,6 @@ const CLOCK_SKEW_ERRORS: ReadonlySet<string> = new Set([
   'RequestTimeTooSkewed',
   'SignatureDoesNotMatch',
   'AuthFailure',
-]);
-
-/** Node.js errors of a request that got no response. */
-const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
 ]);
 
 /** The SDK's standard retry quota: a bucket of 500, 5 per retry (10 after a timeout), 1 back per success. */
@@ -234,7 +206,7 @@ function responseError(response: WireResponse, operation: string): DynamoDbServi
     message: message || `DynamoDB ${operation} answered HTTP ${response.statusCode}`,
     statusCode: response.statusCode,
     requestId: response.headers['x-amzn-requestid'],
-    throttling: THROTTLING_ERRORS.has(name) || response.statusCode === 429,
+    throttling: THROTTLING_ERROR_NAMES.has(name) || response.statusCode === 429,
   });
 }
 
@@ -249,16 +221,6 @@ function networkError(error: unknown): DynamoDbServiceError | undefined {
     code,
     cause: error,
   });
-}
-
-function isRetryable(error: DynamoDbServiceError): boolean {
-  return (
-    error.$retryable !== undefined ||
-    TRANSIENT_ERRORS.has(error.name) ||
-    (error.$metadata.httpStatusCode !== undefined &&
-      [500, 502, 503, 504].includes(error.$metadata.httpStatusCode)) ||
-    (error.code !== undefined && NETWORK_ERROR_CODES.has(error.code))
-  );
 }
 
 function wire(item: Item): Record<string, unknown> {
@@ -441,7 +403,7 @@ export class ItemClient {
       const cost = failure.name === 'TimeoutError' ? TIMEOUT_RETRY_COST : RETRY_COST;
       if (
         attempt >= this.maxAttempts ||
-        !(skewCorrected || isRetryable(failure)) ||
+        !(skewCorrected || isTransientFailure(failure)) ||
         this.retryTokens < cost
       ) {
         throw failure;
