@@ -115,6 +115,11 @@ export interface AccessTargets {
     readonly jobQueueArns: readonly string[];
     /** Job and execution roles job definitions may name (iam:PassRole). */
     readonly jobRoleArns: readonly string[];
+    /**
+     * How every job definition the stack registers is named (`batchNamePrefix` of the stack name):
+     * RegisterJobDefinition, SubmitJob and TagResource act only on `job-definition/<namePrefix>*`.
+     */
+    readonly namePrefix: string;
   };
   /** SageMaker access; undefined when the `aws_sagemaker` scheduler is not enabled. */
   readonly sageMaker?: {
@@ -129,11 +134,29 @@ export interface AccessTargets {
    * (`aws:ResourceTag`). Undefined: no tag conditions.
    */
   readonly stackTag?: { readonly key: string; readonly value: string };
-  /** Privileged Batch containers allowed (else RegisterJobDefinition carries `batch:Privileged` = false). */
+  /**
+   * Privileged Batch containers allowed (else RegisterJobDefinition requires `batch:Privileged` and
+   * `batch:EKSPrivileged` false, see {@link NOT_PRIVILEGED}).
+   */
   readonly privilegedAllowed?: boolean;
   /** SageMaker instance types CreateTrainingJob may use (`sagemaker:InstanceTypes`); any when undefined. */
   readonly sageMakerInstanceTypes?: readonly string[];
 }
+
+/**
+ * RegisterJobDefinition's conditions unless privileged containers are allowed. AWS Batch evaluates its
+ * condition keys on each container of a definition, multi-node ranges included (Batch user guide, "Deny
+ * action when all conditions match strings"): `batch:Privileged` is a container's `privileged`,
+ * `batch:EKSPrivileged` an EKS container's `securityContext.privileged`. IfExists, because a container of the
+ * other kind has no such key. An EKS definition is refused in any case (`batch:EKSImage` must be absent):
+ * the stack registers multi-node ECS definitions only.
+ */
+export const NOT_PRIVILEGED = {
+  BoolIfExists: { 'batch:Privileged': 'false', 'batch:EKSPrivileged': 'false' },
+} as const;
+
+/** Refuses EKS job definitions: every EKS container carries an image, so `batch:EKSImage` exists for it. */
+export const NO_EKS = { Null: { 'batch:EKSImage': 'true' } } as const;
 
 /** IAM conditions for the stack tag: on what a call creates, and on what it acts on. */
 function tagConditions(stackTag: AccessTargets['stackTag']) {
@@ -210,25 +233,31 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
       );
     }
     if (batchAccess.has('submit')) {
-      // Job definitions are named after the app (TorchX's naming), so any name in this account and Region.
-      // batch:Privileged: the handler refuses privileged runs unless allowed; IAM refuses them too. IfExists:
-      // Batch sets the key from the definition's container properties.
+      // Only the stack's own job definitions: their names start with the stack's prefix (the translator's
+      // namePrefix), so a definition registered by anyone else cannot be submitted through this role.
+      const ownDefinitions = stack.formatArn({
+        service: 'batch',
+        resource: 'job-definition',
+        resourceName: `${batch.namePrefix}*`,
+        arnFormat: ArnFormat.SLASH_RESOURCE_NAME,
+      });
       add(
         new PolicyStatement({
           actions: ['batch:RegisterJobDefinition'],
-          resources: [definitions],
+          resources: [ownDefinitions],
           conditions: {
             ...(tags.request ?? {}),
-            ...(targets.privilegedAllowed === true ? {} : { BoolIfExists: { 'batch:Privileged': 'false' } }),
+            ...NO_EKS,
+            ...(targets.privilegedAllowed === true ? {} : NOT_PRIVILEGED),
           },
         }),
       );
-      const queues = batch.jobQueueArns;
-      // SubmitJob needs both the job definition and the job queue resource types.
+      // SubmitJob is authorized on the job queue, the job definition and the new job (Service
+      // Authorization Reference): each must match, so a foreign definition or queue is refused.
       add(
         new PolicyStatement({
           actions: ['batch:SubmitJob'],
-          resources: [definitions, ...queues],
+          resources: [ownDefinitions, ...batch.jobQueueArns, jobs],
           ...(tags.request ? { conditions: tags.request } : {}),
         }),
       );
@@ -236,17 +265,17 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
       add(
         new PolicyStatement({
           actions: ['batch:TagResource'],
-          resources: [definitions, jobs],
+          resources: [ownDefinitions, jobs],
           ...(tags.request ? { conditions: tags.request } : {}),
         }),
       );
       acknowledge(
-        NAG_ARN('batch', 'job-definition/*'),
-        'Job definitions are named after each app at run time (TorchX naming), so the name is not known at deploy time; scoped to this account and Region.',
+        NAG_ARN('batch', `job-definition/${batch.namePrefix}*`),
+        "Job definitions are named after each app at run time (TorchX naming) behind the stack's name prefix; scoped to that prefix in this account and Region.",
       );
       acknowledge(
         NAG_ARN('batch', 'job/*'),
-        'Batch job ids are assigned by AWS at submission; tagging on submit is authorized on the new job ARN. Scoped to this account and Region.',
+        'Batch job ids are assigned by AWS at submission; submitting and tagging are authorized on the new job ARN. Scoped to this account and Region.',
       );
       if (batch.jobRoleArns.length > 0) {
         add(

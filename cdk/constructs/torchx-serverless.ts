@@ -40,7 +40,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { EVENT_FUNCTIONS, FUNCTIONS, ROUTES } from '../../functions/routes.js';
-import { ENV } from '../../functions/shared/env-names.js';
+import { batchNamePrefix, ENV } from '../../functions/shared/env-names.js';
 import { APP_TABLE } from '../../lib/store/table.js';
 import { type AccessTargets, FUNCTION_ACCESS, grantAccess } from './access.js';
 import { addCustomDomain, type CustomDomainOptions } from './custom-domain.js';
@@ -304,6 +304,7 @@ export class TorchxServerless extends Construct {
             batch: {
               jobQueueArns: queueArns ?? [],
               jobRoleArns: props.batchJobRoleArns ?? [],
+              namePrefix: batchNamePrefix(stack.stackName),
             },
           }
         : {}),

@@ -2,7 +2,7 @@
  * The deployment's security settings, read from the environment (names in env-names.ts, set by the CDK
  * construct; local mode sets its own defaults) once per cold start and checked then: who is an admin, which
  * roles have per-session owners, what host access jobs may have, which SageMaker instance types runs may use,
- * and the stack tag. A bad value fails every request with a 500 (logged) rather than running wider than
+ * the stack tag and the Batch name prefix. A bad value fails every request with a 500 (logged) rather than running wider than
  * configured.
  *
  * @module
@@ -13,7 +13,7 @@ import {
   NO_HOST_ACCESS,
   parseHostPathList,
 } from '../../lib/specs/index.js';
-import { ENV, STACK_TAG_KEY } from './env-names.js';
+import { batchNamePrefix, ENV, STACK_TAG_KEY } from './env-names.js';
 import { canonicalPrincipal, type IdentityConfig } from './identity.js';
 
 /** Everything security-related a function is configured with. */
@@ -24,6 +24,11 @@ export interface DeploymentConfig {
   readonly sageMakerInstanceTypes?: readonly string[];
   /** Tags every launched job carries (the stack tag); empty outside a deployed stack. */
   readonly stackTags: Readonly<Record<string, string>>;
+  /**
+   * Starts every Batch job and job definition name (the Run role may register and submit only job
+   * definitions named so); empty outside a deployed stack.
+   */
+  readonly batchNamePrefix: string;
 }
 
 /** The settings quoted in host-access refusals: the construct prop and its environment variable. */
@@ -92,6 +97,7 @@ export function readDeploymentConfig(env: Readonly<Record<string, string | undef
     hostAccess,
     ...(instanceTypes.length > 0 ? { sageMakerInstanceTypes: instanceTypes } : {}),
     stackTags: stackName ? { [STACK_TAG_KEY]: stackName } : {},
+    batchNamePrefix: stackName ? batchNamePrefix(stackName) : '',
   };
 }
 

@@ -1,7 +1,10 @@
 /**
- * Names of the environment variables the functions read. Shared with the CDK stack (the one file of
- * functions/ that cdk/ imports), so names cannot drift.
+ * Names of the environment variables the functions read, and the names both sides derive from them (the
+ * stack tag, the Batch name prefix). Shared with the CDK stack (the one file of functions/ that cdk/
+ * imports), so names cannot drift.
  */
+import { hash } from 'node:crypto';
+
 export const ENV = {
   /** DynamoDB table of app records. */
   tableName: 'TXS_TABLE_NAME',
@@ -71,3 +74,27 @@ export const ENV = {
 
 /** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
 export const STACK_TAG_KEY = 'torchx-serverless:stack';
+
+/** Longest {@link batchNamePrefix}: what it takes from the 128 characters of a Batch job or definition name. */
+export const MAX_BATCH_NAME_PREFIX_LENGTH = 32;
+
+/**
+ * The prefix of every Batch job and job definition name a deployed stack makes: the stack name and `_`, so
+ * the Run role's IAM policy can name exactly the stack's own job definitions (`job-definition/<prefix>*`).
+ * Stack names have no `_` (CloudFormation allows letters, digits and `-`), so no stack's prefix starts
+ * another's. A stack name of 32 characters or more is cut to 22 and followed by `-` and 8 hex characters of
+ * its SHA-256, so the prefix stays within {@link MAX_BATCH_NAME_PREFIX_LENGTH} and still differs per stack.
+ *
+ * @example
+ * ```ts
+ * batchNamePrefix('TorchxServerless-prod'); // 'TorchxServerless-prod_'
+ * ```
+ * @throws TypeError when `stackName` is not a CloudFormation stack name.
+ */
+export function batchNamePrefix(stackName: string): string {
+  if (!/^[A-Za-z][A-Za-z0-9-]{0,127}$/.test(stackName)) {
+    throw new TypeError(`'${stackName}' is not a CloudFormation stack name (letters, digits and -)`);
+  }
+  if (stackName.length < MAX_BATCH_NAME_PREFIX_LENGTH) return `${stackName}_`;
+  return `${stackName.slice(0, 22)}-${hash('sha256', stackName, 'hex').slice(0, 8)}_`;
+}

@@ -6,7 +6,11 @@ import { AwsBatchTranslator } from '../../../lib/schedulers/aws-batch/translator
 import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
 import type { BackendDeps } from './deps.js';
 
-/** The aws_batch translator factory (the deployment's stack tag on every request, as the scheduler adds it). */
+/** The aws_batch translator factory (the deployment's stack tag and name prefix, as the scheduler adds them). */
 export function awsBatchTranslatorFactory(deps: BackendDeps): SchedulerFactory {
-  return (ctx) => new AwsBatchTranslator(ctx, { stackTags: deps.deployment.stackTags });
+  return (ctx) =>
+    new AwsBatchTranslator(ctx, {
+      stackTags: deps.deployment.stackTags,
+      namePrefix: deps.deployment.batchNamePrefix,
+    });
 }

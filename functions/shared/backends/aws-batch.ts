@@ -14,5 +14,6 @@ export function awsBatchFactory(deps: BackendDeps): SchedulerFactory {
       logsClient: deps.logsClient(() => new CloudWatchLogsClient(sdkClientConfig('CloudWatch Logs'))),
       queues: [...deps.config.batchQueues],
       stackTags: deps.deployment.stackTags,
+      namePrefix: deps.deployment.batchNamePrefix,
     });
 }

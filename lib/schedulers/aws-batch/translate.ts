@@ -118,9 +118,9 @@ export function sanitizeName(name: string, maxLength: number): string {
  * jobNamePrefix('exp/train.v2', null); // 'exp-train-v2'
  * ```
  */
-export function jobNamePrefix(appName: string, shareId: string | null): string {
+export function jobNamePrefix(appName: string, shareId: string | null, reserved = 0): string {
   const raw = shareId === null ? appName : `${appName}-${shareId}`;
-  return sanitizeName(raw, MAX_NAME_LENGTH - MAX_UNIQUE_SUFFIX_LENGTH);
+  return sanitizeName(raw, MAX_NAME_LENGTH - MAX_UNIQUE_SUFFIX_LENGTH - reserved);
 }
 
 /** Makes a unique job name from a prefix (TorchX `make_unique`); injectable so tests are deterministic. */
@@ -270,7 +270,10 @@ interface MovedEnvironment {
  *   SubmitJob `nodeOverrides` and the definition is named `<app>-<content hash>`, so runs share it;
  * - SubmitJob carries the tags, the share id, `timeout` and `propagateTags`;
  * - `stackTags` (a deployed stack's `torchx-serverless:stack` tag) go on the definition and the job after
- *   every other tag, so app metadata cannot override them; none outside a stack, so dry runs match TorchX.
+ *   every other tag, so app metadata cannot override them; none outside a stack, so dry runs match TorchX;
+ * - `namePrefix` (a deployed stack's name and `_`, see the functions' `batchNamePrefix`) starts the job name and so every job definition
+ *   name, so the stack's IAM can scope RegisterJobDefinition and SubmitJob to `job-definition/<prefix>*`;
+ *   empty outside a stack.
  *
  * @param worstCaseSizes check the size quotas as if the unique suffix had its longest length.
  * @throws ValidationError (see {@link checkApp}) and when a request exceeds Batch's size quotas.
@@ -281,11 +284,12 @@ export function translateApp(
   uniqueNamer: UniqueNamer = defaultUniqueNamer,
   stackTags: Readonly<Record<string, string>> = {},
   worstCaseSizes = false,
+  namePrefix = '',
 ): Translation {
   checkApp(app, cfg, stackTags);
   const submitted = withPushedImages(app, cfg.image_repo);
   const shareId = cfg.share_id;
-  const prefix = jobNamePrefix(app.name, shareId);
+  const prefix = namePrefix + jobNamePrefix(app.name, shareId, namePrefix.length);
   const jobName = uniqueNamer(prefix);
   if (!JOB_NAME_PATTERN.test(jobName)) {
     throw new TypeError(`uniqueNamer returned '${jobName}', which is not a valid Batch job name`);
@@ -351,7 +355,8 @@ export function translateApp(
   const shared = content !== undefined && !content.includes(jobName);
   let size: JsonMeasure | undefined;
   if (shared) {
-    const base = sanitizeName(app.name, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1);
+    const base =
+      namePrefix + sanitizeName(app.name, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1 - namePrefix.length);
     definition.jobDefinitionName = `${base}-${contentHash(content, DEFINITION_HASH_LENGTH)}`;
     size = definitionSize(content, definition.jobDefinitionName, jobName, []);
   } else {

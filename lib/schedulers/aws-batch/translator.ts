@@ -29,6 +29,11 @@ export interface AwsBatchTranslatorOptions {
   uniqueNamer?: UniqueNamer;
   /** Tags every job definition and job gets after all others (a deployed stack's tag); none by default. */
   stackTags?: Readonly<Record<string, string>>;
+  /**
+   * Starts every job and job definition name (a deployed stack's `batchNamePrefix`, which its IAM policy
+   * names); none by default.
+   */
+  namePrefix?: string;
 }
 
 /**
@@ -45,6 +50,7 @@ export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBat
   private readonly defaultUser: string | undefined;
   private readonly uniqueNamer: UniqueNamer;
   private readonly stackTags: Readonly<Record<string, string>>;
+  private readonly namePrefix: string;
   /** The run options, built on first use (they depend only on the default user). */
   private runOptions: RunOpts | undefined;
 
@@ -57,6 +63,7 @@ export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBat
     this.defaultUser = options.defaultUser;
     this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
     this.stackTags = { ...(options.stackTags ?? {}) };
+    this.namePrefix = options.namePrefix ?? '';
   }
 
   /** The run options; `user` defaults to the configured default user, else the OS user. */
@@ -89,6 +96,7 @@ export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBat
       this.uniqueNamer,
       this.stackTags,
       worstCaseSizes,
+      this.namePrefix,
     );
     return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
   }
@@ -107,6 +115,8 @@ export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBat
       resolved,
       (prefix) => `${prefix}-${'x'.repeat(MAX_UNIQUE_SUFFIX_LENGTH - 1)}`,
       this.stackTags,
+      false,
+      this.namePrefix,
     );
   }
 

@@ -233,19 +233,23 @@ describe('TorchxServerless iam:PassRole', () => {
 });
 
 describe('TorchxServerless AWS Batch permissions', () => {
-  it('submits only to the configured queues, with any job definition of this account and Region', () => {
+  it("submits only to the configured queues, from the stack's own job definitions (its name prefix)", () => {
     expect(resourcesFor(configured, 'Run', 'batch:SubmitJob')).toEqual(
       [
-        stackArn('batch', 'job-definition/*'),
+        stackArn('batch', 'job-definition/TorchxServerless-test_*'),
         stackArn('batch', 'job-queue/gpu-queue'),
         'arn:aws:batch:us-west-2:123456789012:job-queue/cpu-queue',
+        stackArn('batch', 'job/*'),
       ].sort(),
     );
+    expect(resourcesFor(configured, 'Run', 'batch:RegisterJobDefinition')).toEqual([
+      stackArn('batch', 'job-definition/TorchxServerless-test_*'),
+    ]);
   });
 
-  it('tags only new jobs and job definitions, and stops and deregisters only within this account and Region', () => {
+  it("tags only new jobs and the stack's job definitions, and stops and deregisters only within this account and Region", () => {
     expect(resourcesFor(defaults, 'Run', 'batch:TagResource')).toEqual(
-      [stackArn('batch', 'job-definition/*'), stackArn('batch', 'job/*')].sort(),
+      [stackArn('batch', 'job-definition/TorchxServerless-test_*'), stackArn('batch', 'job/*')].sort(),
     );
     for (const name of ['Cancel', 'Delete']) {
       expect(resourcesFor(defaults, name, 'batch:TerminateJob')).toEqual([stackArn('batch', 'job/*')]);

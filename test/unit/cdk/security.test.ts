@@ -1,6 +1,6 @@
 /**
  * The security settings in the synthesized template: Batch only with queues, the stack tag in every launch
- * and in every stop/cancel/deregister condition, batch:Privileged, sagemaker:InstanceTypes, admins and owners
+ * and in every stop/cancel/deregister condition, batch:Privileged and batch:EKSPrivileged, sagemaker:InstanceTypes, admins and owners
  * reaching the functions, reserved concurrency, and the account-wide API Gateway role off by default.
  */
 import { Match } from 'aws-cdk-lib/assertions';
@@ -13,7 +13,8 @@ import { actionsOf, CONFIGURED, cfnFunctionOf, type Synthesized, statementsOf, s
 const STACK = 'TorchxServerless-test';
 const REQUEST_TAG = { StringEquals: { 'aws:RequestTag/torchx-serverless:stack': STACK } };
 const RESOURCE_TAG = { StringEquals: { 'aws:ResourceTag/torchx-serverless:stack': STACK } };
-const NOT_PRIVILEGED = { BoolIfExists: { 'batch:Privileged': 'false' } };
+const NOT_PRIVILEGED = { BoolIfExists: { 'batch:Privileged': 'false', 'batch:EKSPrivileged': 'false' } };
+const NO_EKS = { Null: { 'batch:EKSImage': 'true' } };
 
 let bare: Synthesized;
 let configured: Synthesized;
@@ -78,7 +79,7 @@ describe('TorchxServerless stack tag', () => {
       expect(conditionsFor(configured, 'Run', action), action).toEqual([REQUEST_TAG]);
     }
     expect(conditionsFor(configured, 'Run', 'batch:RegisterJobDefinition')).toEqual([
-      { ...REQUEST_TAG, ...NOT_PRIVILEGED },
+      { ...REQUEST_TAG, ...NO_EKS, ...NOT_PRIVILEGED },
     ]);
   });
 
@@ -100,8 +101,10 @@ describe('TorchxServerless stack tag', () => {
 });
 
 describe('TorchxServerless host access and instance types in IAM', () => {
-  it('drops the batch:Privileged condition only when privileged containers are allowed', () => {
-    expect(conditionsFor(opened, 'Run', 'batch:RegisterJobDefinition')).toEqual([REQUEST_TAG]);
+  it('drops the privileged conditions only when privileged containers are allowed (EKS stays refused)', () => {
+    expect(conditionsFor(opened, 'Run', 'batch:RegisterJobDefinition')).toEqual([
+      { ...REQUEST_TAG, ...NO_EKS },
+    ]);
   });
 
   it('limits CreateTrainingJob to the allowed instance types with sagemaker:InstanceTypes', () => {

@@ -102,6 +102,7 @@ describe('readDeploymentConfig', () => {
     expect(config.hostAccess).toEqual({ privileged: false, hostPathPrefixes: [], devices: [] });
     expect(config.sageMakerInstanceTypes).toBeUndefined();
     expect(config.stackTags).toEqual({});
+    expect(config.batchNamePrefix).toBe('');
   });
 
   it('reads every setting', () => {
@@ -122,6 +123,7 @@ describe('readDeploymentConfig', () => {
     });
     expect(config.sageMakerInstanceTypes).toEqual(['ml.g5.xlarge', 'ml.p4d.24xlarge']);
     expect(config.stackTags).toEqual({ 'torchx-serverless:stack': 'TorchxServerless-prod' });
+    expect(config.batchNamePrefix).toBe('TorchxServerless-prod_');
   });
 
   it('fails naming the variable for a bad value, rather than running wider than configured', () => {
