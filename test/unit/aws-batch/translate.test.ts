@@ -191,6 +191,26 @@ describe('AwsBatchScheduler translation', () => {
         executionRoleArn: 'arn:aws:iam::123456789012:role/exec',
       });
     });
+
+    it('registers multi-node ECS definitions only, every node range privileged exactly as cfg.privileged', () => {
+      // What makes the host-access check of cfg.privileged cover the request: no containerProperties,
+      // ecsProperties or eksProperties form, and no node range of its own privilege.
+      const app = echoApp();
+      app.roles.push({ ...app.roles[0]!, name: 'second', numReplicas: 2 });
+      for (const privileged of [false, true]) {
+        const definition = translateApp(app, opts({ privileged }), fixedNamer).request.registerJobDefinition;
+        expect(definition.type).toBe('multinode');
+        for (const form of ['containerProperties', 'ecsProperties', 'eksProperties'] as const) {
+          expect(definition).not.toHaveProperty(form);
+        }
+        const ranges = definition.nodeProperties?.nodeRangeProperties ?? [];
+        expect(ranges).toHaveLength(2);
+        for (const range of ranges) {
+          expect(Object.keys(range).sort()).toEqual(['container', 'targetNodes']);
+          expect(range.container?.privileged).toBe(privileged);
+        }
+      }
+    });
   });
 
   describe('additions', () => {
