@@ -310,7 +310,7 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
       );
       acknowledge(
         NAG_ARN('batch', 'job-definition/*'),
-        'Job definitions are named after each app at run time (TorchX naming); scoped to this account and Region.',
+        'Deregisters only definitions with the stack tag, those registered before the name prefix too; named after each app at run time (TorchX naming); scoped to this account and Region.',
       );
     }
   }
