@@ -3,15 +3,17 @@
  * forwarded to one fixed upstream (the configured endpoint, never the request's Host), SigV4-signed here, so
  * AWS credentials never reach the browser. Only loopback `Host`/`Origin` with this port are admitted; the
  * URL printed at start carries a one-time token that is exchanged for an HttpOnly, SameSite=Strict session
- * cookie (`one-time-link.ts`, which the local server uses too); only the API's own paths and methods are
- * forwarded.
+ * cookie (`one-time-link.ts`, which the local server uses too: the session expires, is renewed, ends at
+ * `POST /ui/logout`, and on Linux works only from connections of the OS user running `txs ui`); only the
+ * API's own paths and methods are forwarded.
  *
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
-import { OneTimeLink } from './one-time-link.js';
+import { LOGOUT_PATH, OneTimeLink } from './one-time-link.js';
+import { PeerUser, type ProcNetReader } from './peer-user.js';
 import type { RequestSigner } from './sigv4.js';
 import { serveUi } from './ui-assets.js';
 
@@ -47,6 +49,8 @@ export interface UiProxyOptions {
   port?: number;
   /** `fetch` used upstream (tests). */
   fetch?: typeof fetch;
+  /** Reads `/proc/net/tcp{,6}` to tell the caller's OS user (tests). */
+  readProcNet?: ProcNetReader;
 }
 
 /** A running `txs ui` server. */
@@ -113,9 +117,19 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
     const url = new URL(target, 'http://127.0.0.1');
     const path = url.pathname;
     // The one-time token: exchanged once for the session cookie, then gone.
-    if (link.exchange(req, res)) return;
-    if (!link.admits(req)) {
-      return refuse(res, 401, 'Unauthorized', 'open the link txs ui printed (it carries a one-time token)');
+    if (await link.exchange(req, res)) return;
+    if (!(await link.admit(req, res))) {
+      return refuse(
+        res,
+        401,
+        'Unauthorized',
+        'no live session: open the link txs ui printed (it works once, for the OS user running txs ui); ' +
+          'after a logout or expiry, restart txs ui for a new one',
+      );
+    }
+    if (rawPath === LOGOUT_PATH && req.method === 'POST') {
+      req.resume();
+      return link.logout(req, res);
     }
     if (await serveUi(req.method ?? 'GET', path, res)) return;
     const routes = UI_PROXY_ROUTES.filter((r) => r.path.test(rawPath));
@@ -168,6 +182,7 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
   link = new OneTimeLink({
     port,
     refusedLinkMessage: 'this link was already used or is not this server’s; restart txs ui',
+    peer: new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
   });
   return {
     url: link.newLink(`http://127.0.0.1:${port}`),

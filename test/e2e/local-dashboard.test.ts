@@ -148,7 +148,9 @@ describe('the local server’s one-time link (a browser where there is no /proc/
     expect(first.headers.location).toBe('/');
     const setCookie = first.headers['set-cookie']?.[0] ?? '';
     expect(setCookie).toMatch(
-      new RegExp(`^txs_ui_${server.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
+      new RegExp(
+        `^txs_ui_${server.port}=[\\w-]{12}\\.[\\w-]{16}\\.[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200$`,
+      ),
     );
     cookie = setCookie.split(';')[0] ?? '';
     expect((await call('/', { cookie })).status).toBe(200);
