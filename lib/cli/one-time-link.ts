@@ -22,6 +22,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BrowserSessions, type IssuedValue, type SessionLifetimes } from './browser-sessions.js';
+import { sendError } from './error-reply.js';
 import type { PeerUser } from './peer-user.js';
 
 /** The route that ends the caller's browser session and clears its cookie (`POST`, from the page only). */
@@ -50,11 +51,6 @@ const newSecret = () => randomBytes(32).toString('base64url');
 /** `target` (a request target) with the value of its `token` query parameter replaced by `…`, for logs. */
 export function withoutToken(target: string): string {
   return target.replace(/([?&]token=)[^&#]*/gi, '$1…');
-}
-
-function refuse(res: ServerResponse, status: 401 | 403, code: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ error: { code, message } }));
 }
 
 const OTHER_USER = 'this connection belongs to another OS user than the one running this server';
@@ -91,12 +87,13 @@ export class OneTimeLink {
     const query = target.startsWith('/?') ? new URLSearchParams(target.slice(2).split('#')[0]) : undefined;
     const presented = query?.get('token');
     if (presented === undefined || presented === null) return false;
-    if (this.pending === undefined || !equal(presented, this.pending)) {
-      refuse(res, 401, 'Unauthorized', this.options.refusedLinkMessage);
+    // The user first: the token is then compared and spent with no wait in between (it works once).
+    if ((await this.options.peer.of(req.socket)) === 'other') {
+      sendError(res, 401, 'Unauthorized', OTHER_USER);
       return true;
     }
-    if ((await this.options.peer.of(req.socket)) === 'other') {
-      refuse(res, 401, 'Unauthorized', OTHER_USER);
+    if (this.pending === undefined || !equal(presented, this.pending)) {
+      sendError(res, 401, 'Unauthorized', this.options.refusedLinkMessage);
       return true;
     }
     this.pending = undefined;
@@ -132,7 +129,7 @@ export class OneTimeLink {
    */
   logout(req: IncomingMessage, res: ServerResponse): void {
     if (req.headers.origin === undefined) {
-      refuse(res, 403, 'Forbidden', `${LOGOUT_PATH} is for the dashboard's own page (it sends Origin)`);
+      sendError(res, 403, 'Forbidden', `${LOGOUT_PATH} is for the dashboard's own page (it sends Origin)`);
       return;
     }
     const value = this.presented(req);

@@ -222,6 +222,14 @@ describe('txs ui’s browser sessions', () => {
     expect(seen.length).toBe(before);
   });
 
+  it('spends its link once even when two requests present it together', async () => {
+    const one = await start();
+    const link = new URL(one.url);
+    const target = `${link.pathname}${link.search}`;
+    const replies = await Promise.all([at(one, 'GET', target), at(one, 'GET', target)]);
+    expect(replies.map((r) => r.status).sort()).toEqual([303, 401]);
+  });
+
   it('ends the session at POST /ui/logout from its page, and clears the cookie', async () => {
     const one = await start();
     const cookie = await openSession(one);
