@@ -97,6 +97,8 @@ export const api = {
     call<RunResponse>('POST', '/v1/apps', request, { 'idempotency-key': idempotencyKey }),
   schedulers: () => call<{ schedulers: SchedulerInfo[] }>('GET', '/v1/schedulers'),
   components: () => call<ComponentsResponse>('GET', '/v1/components'),
+  /** Ends this browser's session on the server and clears its cookie. */
+  logout: () => call<{ loggedOut: boolean }>('POST', '/ui/logout'),
 };
 
 /** Renders an error as the API worded it: code, message, the fields named, the request id. */

@@ -1,4 +1,5 @@
 /** The dashboard's entry: a hash router over the views. */
+import { api, errorBox } from './api.js';
 import { h, replace } from './dom.js';
 import { parseRoute } from './route.js';
 import { appView } from './views/app.js';
@@ -30,5 +31,20 @@ function show(): void {
   main.focus({ preventScroll: true });
 }
 
+/** Logout: the server ends the session and clears its cookie; the page stops asking the API. */
+async function logout(): Promise<void> {
+  try {
+    await api.logout();
+  } catch (error) {
+    replace(main, errorBox(error));
+    return;
+  }
+  cleanup();
+  cleanup = () => undefined;
+  removeEventListener('hashchange', show);
+  replace(main, h('p', { role: 'status' }, 'Logged out. To come back, open a new link (txs ui prints one).'));
+}
+
+document.getElementById('logout')?.addEventListener('click', () => void logout());
 addEventListener('hashchange', show);
 show();

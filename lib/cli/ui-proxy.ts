@@ -3,15 +3,18 @@
  * forwarded to one fixed upstream (the configured endpoint, never the request's Host), SigV4-signed here, so
  * AWS credentials never reach the browser. Only loopback `Host`/`Origin` with this port are admitted; the
  * URL printed at start carries a one-time token that is exchanged for an HttpOnly, SameSite=Strict session
- * cookie (`one-time-link.ts`, which the local server uses too); only the API's own paths and methods are
- * forwarded.
+ * cookie (`one-time-link.ts`, which the local server uses too: the session expires, is renewed, ends at
+ * `POST /ui/logout`, and on Linux works only from connections of the OS user running `txs ui`); only the
+ * API's own paths and methods are forwarded.
  *
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendError } from './error-reply.js';
 import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
-import { OneTimeLink } from './one-time-link.js';
+import { LOGOUT_PATH, OneTimeLink } from './one-time-link.js';
+import { PeerUser, type ProcNetReader } from './peer-user.js';
 import type { RequestSigner } from './sigv4.js';
 import { serveUi } from './ui-assets.js';
 
@@ -47,6 +50,8 @@ export interface UiProxyOptions {
   port?: number;
   /** `fetch` used upstream (tests). */
   fetch?: typeof fetch;
+  /** Reads `/proc/net/tcp{,6}` to tell the caller's OS user (tests). */
+  readProcNet?: ProcNetReader;
 }
 
 /** A running `txs ui` server. */
@@ -55,11 +60,6 @@ export interface UiProxy {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-function refuse(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ error: { code, message } }));
 }
 
 async function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -93,42 +93,52 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const target = req.url ?? '/';
     if (!target.startsWith('/'))
-      return refuse(res, 400, 'BadRequest', 'only origin-form request targets are served');
+      return sendError(res, 400, 'BadRequest', 'only origin-form request targets are served');
     if (req.headers.host === undefined || !isLoopbackAuthority(req.headers.host, port)) {
-      return refuse(res, 403, 'Forbidden', `Host must be 127.0.0.1:${port} or localhost:${port}`);
+      return sendError(res, 403, 'Forbidden', `Host must be 127.0.0.1:${port} or localhost:${port}`);
     }
     const origin = req.headers.origin;
     if (origin !== undefined && !isLoopbackOrigin(origin, port)) {
-      return refuse(res, 403, 'Forbidden', 'cross-origin requests are refused');
+      return sendError(res, 403, 'Forbidden', 'cross-origin requests are refused');
     }
     const site = req.headers['sec-fetch-site'];
     if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-      return refuse(res, 403, 'Forbidden', `a ${site} request may not use this dashboard`);
+      return sendError(res, 403, 'Forbidden', `a ${site} request may not use this dashboard`);
     }
     // The path as sent: `.` and `..` segments are refused before URL parsing could resolve them.
     const rawPath = target.split(/[?#]/)[0] ?? '';
     if (rawPath.split('/').some((s) => /^(\.|%2e){1,2}$/i.test(s))) {
-      return refuse(res, 400, 'ValidationFailed', 'path: "." and ".." segments are not resolved');
+      return sendError(res, 400, 'ValidationFailed', 'path: "." and ".." segments are not resolved');
     }
     const url = new URL(target, 'http://127.0.0.1');
     const path = url.pathname;
     // The one-time token: exchanged once for the session cookie, then gone.
-    if (link.exchange(req, res)) return;
-    if (!link.admits(req)) {
-      return refuse(res, 401, 'Unauthorized', 'open the link txs ui printed (it carries a one-time token)');
+    if (await link.exchange(req, res)) return;
+    if (!(await link.admit(req, res))) {
+      return sendError(
+        res,
+        401,
+        'Unauthorized',
+        'no live session: open the link txs ui printed (it works once, for the OS user running txs ui); ' +
+          'after a logout or expiry, restart txs ui for a new one',
+      );
+    }
+    if (rawPath === LOGOUT_PATH && req.method === 'POST') {
+      req.resume();
+      return link.logout(req, res);
     }
     if (await serveUi(req.method ?? 'GET', path, res)) return;
     const routes = UI_PROXY_ROUTES.filter((r) => r.path.test(rawPath));
-    if (routes.length === 0) return refuse(res, 404, 'RouteNotFound', `No route ${req.method} ${rawPath}`);
+    if (routes.length === 0) return sendError(res, 404, 'RouteNotFound', `No route ${req.method} ${rawPath}`);
     if (!routes.some((r) => r.method === req.method)) {
-      return refuse(res, 405, 'MethodNotAllowed', `${req.method} is not allowed on ${rawPath}`);
+      return sendError(res, 405, 'MethodNotAllowed', `${req.method} is not allowed on ${rawPath}`);
     }
     const method = req.method ?? 'GET';
     let body: string | undefined;
     try {
       body = await readBody(req);
     } catch {
-      return refuse(res, 413, 'PayloadTooLarge', 'body over 1 MiB');
+      return sendError(res, 413, 'PayloadTooLarge', 'body over 1 MiB');
     }
     const forward = new URL(`${upstream.origin}${basePath}${rawPath}${url.search}`);
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
@@ -143,7 +153,7 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
     try {
       answer = await doFetch(forward, { method, headers: signed, body, redirect: 'manual' });
     } catch {
-      return refuse(res, 502, 'UpstreamUnavailable', `the API at ${upstream.origin} did not answer`);
+      return sendError(res, 502, 'UpstreamUnavailable', `the API at ${upstream.origin} did not answer`);
     }
     const out: Record<string, string> = { 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' };
     for (const name of FORWARDED_RESPONSE_HEADERS) {
@@ -156,7 +166,7 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
 
   const server = createServer((req, res) => {
     handle(req, res).catch(() => {
-      if (!res.headersSent) refuse(res, 500, 'InternalError', 'txs ui failed to answer');
+      if (!res.headersSent) sendError(res, 500, 'InternalError', 'txs ui failed to answer');
       else res.end();
     });
   });
@@ -168,6 +178,7 @@ export async function startUiProxy(options: UiProxyOptions): Promise<UiProxy> {
   link = new OneTimeLink({
     port,
     refusedLinkMessage: 'this link was already used or is not this server’s; restart txs ui',
+    peer: new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
   });
   return {
     url: link.newLink(`http://127.0.0.1:${port}`),

@@ -18,7 +18,8 @@ import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
-import { OneTimeLink, withoutToken } from '../cli/one-time-link.js';
+import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
+import { PeerUser } from '../cli/peer-user.js';
 import { serveUi } from '../cli/ui-assets.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
@@ -319,12 +320,12 @@ async function serve(
   const server: Server = createServer(async (req, res) => {
     try {
       // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
-      if (checkHostAndOrigin(req, access.port) === undefined && link.exchange(req, res)) {
+      if (checkHostAndOrigin(req, access.port) === undefined && (await link.exchange(req, res))) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
         req.resume();
         return;
       }
-      const refusal = await access.check(req);
+      const refusal = await access.check(req, res);
       if (refusal) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
@@ -348,6 +349,11 @@ async function serve(
       if (path === NEW_LINK_PATH && req.method === 'POST') {
         req.resume();
         sendJson(res, 201, { url: link.newLink(origin) }, { 'cache-control': 'no-store' });
+        return;
+      }
+      if (path === LOGOUT_PATH && req.method === 'POST') {
+        req.resume();
+        link.logout(req, res);
         return;
       }
       // The dashboard (`/`, `/ui/*`), admitted by the same rule as the API.
@@ -425,18 +431,13 @@ async function serve(
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const peer = new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {});
   link = new OneTimeLink({
     port: address.port,
     refusedLinkMessage: 'this link was already used or is not this server’s: run txs ui for a new one',
+    peer,
   });
-  access = new LocalAccess({
-    port: address.port,
-    token,
-    tokenFile,
-    uid: typeof process.getuid === 'function' ? process.getuid() : undefined,
-    ...(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
-    link,
-  });
+  access = new LocalAccess({ port: address.port, token, tokenFile, peer, link });
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
     reconcileEveryMs > 0

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../lib/cli/index.js';
 import { LOCAL_TOKEN_FILE_ENV } from '../../lib/cli/local-token.js';
 import { readProcNet } from '../../lib/local/access.js';
@@ -148,7 +148,9 @@ describe('the local server’s one-time link (a browser where there is no /proc/
     expect(first.headers.location).toBe('/');
     const setCookie = first.headers['set-cookie']?.[0] ?? '';
     expect(setCookie).toMatch(
-      new RegExp(`^txs_ui_${server.port}=[A-Za-z0-9_-]{43}; HttpOnly; SameSite=Strict; Path=/$`),
+      new RegExp(
+        `^txs_ui_${server.port}=[\\w-]{12}\\.[\\w-]{16}\\.[\\w-]{43}; HttpOnly; SameSite=Strict; Path=/; Max-Age=43200$`,
+      ),
     );
     cookie = setCookie.split(';')[0] ?? '';
     expect((await call('/', { cookie })).status).toBe(200);
@@ -230,5 +232,99 @@ describe('the local server’s one-time link (a browser where there is no /proc/
     }
     expect(printed.some((line) => line.includes('/?token=… -> 303 (one-time link)'))).toBe(true);
     expect(printed.some((line) => line.includes('/?token=… -> 403 (Forbidden)'))).toBe(true);
+  });
+});
+
+describe('the local server’s browser sessions', () => {
+  const call = (path: string, headers: Record<string, string> = {}, method = 'GET') =>
+    get(path, { ...host(), ...headers }, method);
+  /** Spends a new one-time link: the `name=value` of the session cookie it sets. */
+  const openSession = async (): Promise<string> => {
+    const link = new URL(server.newDashboardLink());
+    const reply = await call(`${link.pathname}${link.search}`);
+    expect(reply.status).toBe(303);
+    return reply.headers['set-cookie']?.[0]?.split(';')[0] ?? '';
+  };
+  const cookieValue = (reply: RawReply) => reply.headers['set-cookie']?.[0]?.split(';')[0];
+  afterEach(() => {
+    vi.useRealTimers();
+    noProc = false;
+    otherUser = false;
+  });
+
+  it('refuses a session cookie from another OS user’s connection on Linux, and the link too, without using it up', async () => {
+    const cookie = await openSession();
+    otherUser = true;
+    const replayed = await call('/v1/apps', { cookie });
+    expect(replayed.status).toBe(401);
+    expect(replayed.body).toContain('does not come from the server’s own OS user');
+    const link = new URL(server.newDashboardLink());
+    const target = `${link.pathname}${link.search}`;
+    const stolen = await call(target);
+    expect(stolen.status).toBe(401);
+    expect(stolen.headers['set-cookie']).toBeUndefined();
+    otherUser = false;
+    expect((await call(target)).status).toBe(303);
+  });
+
+  it('ends the session at POST /ui/logout from its page: the cookie is cleared and refused afterwards', async () => {
+    noProc = true;
+    const cookie = await openSession();
+    const origin = server.url;
+    // Only the page's own request (it sends Origin) may end it.
+    expect((await call('/ui/logout', { cookie }, 'POST')).status).toBe(403);
+    expect((await call('/ui/logout', { cookie, origin: 'http://evil.example' }, 'POST')).status).toBe(403);
+    expect((await call('/', { cookie })).status).toBe(200);
+    const out = await call('/ui/logout', { cookie, origin }, 'POST');
+    expect(out.status).toBe(200);
+    expect(JSON.parse(out.body)).toEqual({ loggedOut: true });
+    expect(out.headers['set-cookie']).toEqual([
+      `txs_ui_${server.port}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+    ]);
+    expect((await call('/', { cookie })).status).toBe(401);
+    expect((await call('/v1/apps', { cookie })).status).toBe(401);
+  });
+
+  it('refuses a session left idle for an hour', async () => {
+    noProc = true;
+    const cookie = await openSession();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61 * 60_000 });
+    expect((await call('/', { cookie })).status).toBe(401);
+  });
+
+  it('renews the cookie after 15 minutes: the new value admits, the old one only for a minute more', async () => {
+    noProc = true;
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const old = await openSession();
+    vi.setSystemTime(Date.now() + 16 * 60_000);
+    const renewing = await call('/', { cookie: old });
+    expect(renewing.status).toBe(200);
+    const fresh = cookieValue(renewing) ?? '';
+    expect(fresh).toMatch(new RegExp(`^txs_ui_${server.port}=`));
+    expect(fresh).not.toBe(old);
+    expect(renewing.headers['set-cookie']?.[0]).toMatch(
+      /; HttpOnly; SameSite=Strict; Path=\/; Max-Age=42240$/,
+    );
+    // A request already under way with the old value passes, and is not handed the new one.
+    const racing = await call('/', { cookie: old });
+    expect(racing.status).toBe(200);
+    expect(racing.headers['set-cookie']).toBeUndefined();
+    vi.setSystemTime(Date.now() + 2 * 60_000);
+    expect((await call('/', { cookie: old })).status).toBe(401);
+    expect((await call('/', { cookie: fresh })).status).toBe(200);
+  });
+
+  it('refuses a session past its 12 hours even where it was used every half hour', async () => {
+    noProc = true;
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    let cookie = await openSession();
+    for (let minutes = 30; minutes < 12 * 60; minutes += 30) {
+      vi.setSystemTime(Date.now() + 30 * 60_000);
+      const reply = await call('/', { cookie });
+      expect(reply.status).toBe(200);
+      cookie = cookieValue(reply) ?? cookie;
+    }
+    vi.setSystemTime(Date.now() + 30 * 60_000);
+    expect((await call('/', { cookie })).status).toBe(401);
   });
 });

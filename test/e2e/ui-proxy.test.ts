@@ -4,8 +4,9 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROUTES } from '../../functions/routes.js';
+import { readProcNet } from '../../lib/cli/peer-user.js';
 import { createSigV4Signer } from '../../lib/cli/sigv4.js';
 import { startUiProxy, UI_PROXY_ROUTES, type UiProxy } from '../../lib/cli/ui-proxy.js';
 import { type RawReply, rawRequest } from '../helpers/raw-http.js';
@@ -85,6 +86,7 @@ describe('txs ui’s server', () => {
     const setCookie = first.headers['set-cookie']?.[0] ?? '';
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Strict/);
+    expect(setCookie).toMatch(/; Path=\/; Max-Age=43200$/);
     cookie = setCookie.split(';')[0] ?? '';
     const reused = await call('GET', `/?token=${token}`);
     expect(reused.status).toBe(401);
@@ -163,5 +165,123 @@ describe('txs ui’s server', () => {
         expect(text).not.toContain(secret);
       }
     }
+  });
+});
+
+describe('txs ui’s browser sessions', () => {
+  /** When true, /proc/net/tcp is rewritten so every client socket belongs to another OS user. */
+  let otherUser = false;
+  const started: UiProxy[] = [];
+  const start = async (port?: number): Promise<UiProxy> => {
+    const one = await startUiProxy({
+      upstream: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/prod`,
+      ...(port === undefined ? {} : { port }),
+      readProcNet: async (family) => {
+        const tables = await readProcNet(family);
+        if (!otherUser) return tables;
+        return tables.map((t) =>
+          t.replace(/^(\s*\d+:(?:\s+\S+){6}\s+)\d+/gm, (_, head: string) => `${head}4242`),
+        );
+      },
+    });
+    started.push(one);
+    return one;
+  };
+  const at = (one: UiProxy, method: string, path: string, headers: Record<string, string> = {}) =>
+    rawRequest(one.port, method, path, { host: `127.0.0.1:${one.port}`, ...headers });
+  /** Spends the proxy's link: the `name=value` of its session cookie. */
+  const openSession = async (one: UiProxy): Promise<string> => {
+    const link = new URL(one.url);
+    const reply = await at(one, 'GET', `${link.pathname}${link.search}`);
+    expect(reply.status).toBe(303);
+    return reply.headers['set-cookie']?.[0]?.split(';')[0] ?? '';
+  };
+  afterEach(() => {
+    vi.useRealTimers();
+    otherUser = false;
+  });
+  afterAll(async () => {
+    await Promise.all(started.map((one) => one.close()));
+  });
+
+  it('refuses its session cookie from another OS user’s connection, and its link too, without using it up', async () => {
+    const one = await start();
+    const link = new URL(one.url);
+    otherUser = true;
+    const stolenLink = await at(one, 'GET', `${link.pathname}${link.search}`);
+    expect(stolenLink.status).toBe(401);
+    expect(stolenLink.headers['set-cookie']).toBeUndefined();
+    otherUser = false;
+    const cookie = await openSession(one);
+    expect((await at(one, 'GET', '/v1/apps', { cookie })).status).toBe(200);
+    const before = seen.length;
+    otherUser = true;
+    expect((await at(one, 'GET', '/v1/apps', { cookie })).status).toBe(401);
+    expect((await at(one, 'GET', '/', { cookie })).status).toBe(401);
+    // Nothing was signed and sent for the other user.
+    expect(seen.length).toBe(before);
+  });
+
+  it('spends its link once even when two requests present it together', async () => {
+    const one = await start();
+    const link = new URL(one.url);
+    const target = `${link.pathname}${link.search}`;
+    const replies = await Promise.all([at(one, 'GET', target), at(one, 'GET', target)]);
+    expect(replies.map((r) => r.status).sort()).toEqual([303, 401]);
+  });
+
+  it('ends the session at POST /ui/logout from its page, and clears the cookie', async () => {
+    const one = await start();
+    const cookie = await openSession(one);
+    const origin = `http://127.0.0.1:${one.port}`;
+    expect((await at(one, 'POST', '/ui/logout', { cookie })).status).toBe(403);
+    const out = await at(one, 'POST', '/ui/logout', { cookie, origin });
+    expect(out.status).toBe(200);
+    expect(out.headers['set-cookie']).toEqual([
+      `txs_ui_${one.port}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`,
+    ]);
+    expect((await at(one, 'GET', '/v1/apps', { cookie })).status).toBe(401);
+  });
+
+  it('refuses a session left idle for an hour', async () => {
+    const one = await start();
+    const cookie = await openSession(one);
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 61 * 60_000 });
+    expect((await at(one, 'GET', '/v1/apps', { cookie })).status).toBe(401);
+  });
+
+  it('renews the cookie after 15 minutes: the new value replaces the old, which stops a minute later', async () => {
+    const one = await start();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    const old = await openSession(one);
+    vi.setSystemTime(Date.now() + 16 * 60_000);
+    const renewing = await at(one, 'GET', '/v1/apps', { cookie: old });
+    expect(renewing.status).toBe(200);
+    expect(renewing.headers['set-cookie']?.[0]).toMatch(
+      new RegExp(`^txs_ui_${one.port}=[\\w.-]+; HttpOnly; SameSite=Strict; Path=/; Max-Age=42240$`),
+    );
+    const fresh = renewing.headers['set-cookie']?.[0]?.split(';')[0] ?? '';
+    expect(fresh).not.toBe(old);
+    vi.setSystemTime(Date.now() + 2 * 60_000);
+    expect((await at(one, 'GET', '/v1/apps', { cookie: old })).status).toBe(401);
+    expect((await at(one, 'GET', '/v1/apps', { cookie: fresh })).status).toBe(200);
+  });
+
+  it('refuses the cookie of another txs ui, even one that ran on the same port before', async () => {
+    const first = await start();
+    const second = await start();
+    const firstCookie = await openSession(first);
+    await openSession(second);
+    const value = firstCookie.split('=')[1] ?? '';
+    // Browsers send every port's cookies to 127.0.0.1: each server reads only its own name.
+    expect((await at(second, 'GET', '/v1/apps', { cookie: firstCookie })).status).toBe(401);
+    expect((await at(second, 'GET', '/v1/apps', { cookie: `txs_ui_${second.port}=${value}` })).status).toBe(
+      401,
+    );
+    const port = first.port;
+    await first.close();
+    const restarted = await start(port);
+    expect(restarted.port).toBe(port);
+    expect((await at(restarted, 'GET', '/v1/apps', { cookie: firstCookie })).status).toBe(401);
   });
 });

@@ -391,7 +391,7 @@ describe('the dashboard in Chromium', () => {
     expect(gone.cancelRequestedAt).toEqual(expect.any(String));
   });
 
-  it('lets a browser in by the one-time link where the server cannot read its OS user (macOS, Windows)', async () => {
+  it('lets a browser in by the one-time link where the server cannot read its OS user (macOS, Windows), and out by Log out', async () => {
     await page.goto('about:blank');
     noProc = true;
     // A browser of its own: new connections, no cookies.
@@ -419,6 +419,14 @@ describe('the dashboard in Chromium', () => {
       expect(await tab.locator('body').innerText()).not.toContain(
         new URL(link).searchParams.get('token') ?? '?',
       );
+      // Log out ends the session: the cookie is cleared and the server refuses the browser again.
+      await tab.goto(`${server.url}/`);
+      await eventually(() => tab.locator('tr[data-handle]').count()).toBeGreaterThanOrEqual(3);
+      await tab.click('#logout');
+      await eventually(() => tab.locator('[role="status"]').innerText()).toContain('Logged out.');
+      const left = await context.cookies(`${server.url}/`);
+      expect(left.find((c) => c.name === `txs_ui_${server.port}`)).toBeUndefined();
+      expect((await tab.goto(`${server.url}/`))?.status()).toBe(401);
     } finally {
       noProc = false;
       await other.close();
