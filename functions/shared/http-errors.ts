@@ -189,6 +189,8 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
   const statusCode = statusForCode(known.code);
   const retryable = isRetryable(known);
   if (retryable) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  // The stored answer of an earlier request with the same Idempotency-Key (as on a replayed 201).
+  if ((known as { replayed?: unknown }).replayed === true) headers['idempotent-replayed'] = 'true';
   const publicMessage = BACKEND_TEXT_CODES.has(known.code)
     ? (PUBLIC_MESSAGES[known.code] ?? 'A backend of this service failed the request')
     : undefined;

@@ -104,7 +104,12 @@ export function appView(root: HTMLElement, route: Route): () => void {
       placeholder: 'NAME=VALUE, one per line',
     });
     envBox.value = envLines(current.cfg);
-    const dry = h('div', {}, h('p', {}, 'Dry run of the same request:'), h('p', { class: 'muted' }, 'loading…'));
+    const dry = h(
+      'div',
+      {},
+      h('p', {}, 'Dry run of the same request:'),
+      h('p', { class: 'muted' }, 'loading…'),
+    );
     const content = h(
       'div',
       {},
