@@ -89,3 +89,12 @@ describe('the txs commands named in messages and docs', () => {
     expect(commands.has(match?.[1] ?? '')).toBe(false);
   });
 });
+
+describe('docs/deploy.md', () => {
+  it('counts the Lambda functions the stack deploys: one per route and per event source', async () => {
+    const { ROUTES, EVENT_FUNCTIONS } = await import('../../../functions/routes.js');
+    const count = ROUTES.length + Object.keys(EVENT_FUNCTIONS).length;
+    const page = readFileSync(join(ROOT, 'docs', 'deploy.md'), 'utf8');
+    expect(page).toContain(`| ${count} Lambda functions |`);
+  });
+});
