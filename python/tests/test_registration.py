@@ -56,6 +56,8 @@ def test_declares_no_entry_points_and_the_torchx_versions_it_supports() -> None:
     requires = [r.replace(" ", "").replace("(", "").replace(")", "") for r in dist.requires or [] if r.startswith("torchx")]
     assert requires == ["torchx>=0.8.0.dev0"]
     assert dist.metadata["License"] == "BSD-3-Clause"
+    license_file = next(f for f in dist.files or [] if f.name == "LICENSE")
+    assert "Copyright (c) Meta Platforms, Inc. and affiliates." in license_file.read_text()
 
 
 def test_torchx_without_the_plugin_api_is_left_exactly_as_it_was(torchx: Torchx) -> None:

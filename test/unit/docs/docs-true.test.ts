@@ -98,3 +98,14 @@ describe('docs/deploy.md', () => {
     expect(page).toContain(`| ${count} Lambda functions |`);
   });
 });
+
+describe('LICENSE', () => {
+  it('is BSD-3-Clause for the contributors, keeps TorchX’s notices, and the Python package ships the same file', () => {
+    const license = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
+    expect(license).toMatch(/^BSD 3-Clause License\n\nCopyright \(c\) \d{4}, torchx-serverless contributors/);
+    expect(license).toContain('Copyright (c) Meta Platforms, Inc. and affiliates.');
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { license: string };
+    expect(pkg.license).toBe('BSD-3-Clause');
+    expect(readFileSync(join(ROOT, 'python', 'LICENSE'), 'utf8')).toBe(license);
+  });
+});
