@@ -13,21 +13,6 @@ export function recordedRequest(app: AppResponse): RunRequest {
 }
 
 /**
- * The relaunch's environment box: the run option `env` (the caller's environment, which `txs run` sends to
- * `local_cwd`) is never stored, so a relaunch cannot carry its values. One `NAME=` line per name the record
- * still has (none when only values were sent), for the user to fill in.
- */
-export function envLines(cfg: AppResponse['cfg']): string {
-  const env = cfg?.env;
-  const names = Array.isArray(env)
-    ? env.filter((n): n is string => typeof n === 'string')
-    : env !== null && typeof env === 'object'
-      ? Object.keys(env)
-      : [];
-  return names.map((n) => `${n}=`).join('\n');
-}
-
-/**
  * Parses `KEY=VALUE` lines (blank lines and `#` comments skipped; the first `=` splits).
  *
  * @throws Error naming the first line that has no `=` or no name.
@@ -103,7 +88,6 @@ export function appView(root: HTMLElement, route: Route): () => void {
       spellcheck: 'false',
       placeholder: 'NAME=VALUE, one per line',
     });
-    envBox.value = envLines(current.cfg);
     const dry = h(
       'div',
       {},
