@@ -268,7 +268,9 @@ describe('the dashboard in Chromium', () => {
     await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(first.appId)}`);
     await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
     await page.click('button:has-text("Relaunch…")');
-    await eventually(() => page.locator('dialog').innerText()).toContain('Environment values are never stored');
+    await eventually(() => page.locator('dialog').innerText()).toContain(
+      'Environment values are never stored',
+    );
     expect(await page.locator('dialog').innerText()).not.toContain('secret-first');
     await page.fill('#relaunch-env', `GREETING=again\nPATH=${process.env.PATH ?? '/usr/bin:/bin'}`);
     await page.click('dialog button:has-text("Submit")');
