@@ -306,7 +306,7 @@ export class TxsClient {
     return {
       ok: false,
       error,
-      retryable: isRetryableStatus(status, error),
+      retryable: error instanceof ApiError && error.retryable,
       retryAfterMs: retryAfterMs(response.header('retry-after')),
     };
   }
@@ -403,12 +403,13 @@ function retryAfterMs(header: string | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - Date.now()), 20_000);
 }
 
-const NOT_RETRYABLE_CODES = new Set(['BackendAccessDenied', 'BackendNotConfigured']);
-
-function isRetryableStatus(status: number, error: CliError): boolean {
-  if (error instanceof ApiError && error.apiCode === 'IdempotencyInProgress') return true;
-  // Errors that retrying cannot fix: each retried POST would leave one more FAILED record.
-  if (error instanceof ApiError && NOT_RETRYABLE_CODES.has(error.apiCode)) return false;
+/**
+ * Whether an answer may be cured by sending the request again: the API says so in `error.retryable`; an
+ * answer without it (API Gateway's own throttling or timeout, a proxy, an older server) is judged by its
+ * status alone.
+ */
+function retryableAnswer(status: number, said: unknown): boolean {
+  if (typeof said === 'boolean') return said;
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
@@ -461,6 +462,8 @@ const HINTS: Readonly<Record<string, string>> = {
   IdempotencyConflict: 'that Idempotency-Key was used for a different request; use a new --idempotency-key',
   IdempotencyInProgress: 'a request with the same Idempotency-Key is still submitting; retry in a moment',
   BackendAccessDenied: 'the deployed stack lacks an AWS permission (a deployment problem): tell its operator',
+  BackendNotConfigured:
+    'the server needs AWS configuration for this scheduler (retrying cannot help): give it AWS_REGION and credentials and restart it; `txs run --dryrun` works without them',
   BackendError: 'AWS is throttling or failing; retry later',
   StoreUnavailable: 'the app store is unavailable; retry later',
   PayloadTooLarge: 'the request is over 1 MiB; trim the AppDef (large env or args?)',
@@ -508,6 +511,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
         message: `${answer.endpoint} answered HTTP ${status}: ${gatewayMessage}`,
         hint: status === 429 ? 'too many requests; retry in a moment' : 'the API failed; retry later',
         exitCode: ExitCode.UNAVAILABLE,
+        retryable: retryableAnswer(status, undefined),
         ...(requestId === undefined ? {} : { requestId }),
       });
     }
@@ -518,6 +522,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
       message: `unexpected answer from ${answer.endpoint}: HTTP ${status} (${kind}) to ${answer.method} ${answer.path}`,
       hint: 'is the endpoint the torchx-serverless API? include the stage, e.g. https://abc.execute-api.us-east-1.amazonaws.com/prod',
       exitCode: ExitCode.UNAVAILABLE,
+      retryable: retryableAnswer(status, undefined),
       ...(requestId === undefined ? {} : { requestId }),
     });
   }
@@ -525,10 +530,12 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     (d): d is { path: string; message: string } =>
       typeof d?.path === 'string' && typeof d?.message === 'string',
   );
+  const retryable = retryableAnswer(status, apiError.retryable);
   const base = {
     status,
     apiCode: apiError.code,
     details,
+    retryable,
     ...(requestId === undefined ? {} : { requestId }),
   };
   if (status === 404 && apiError.code === 'UnknownApp') {
@@ -561,11 +568,13 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     message: apiError.message,
     ...(hint === undefined ? {} : { hint }),
     exitCode:
-      status >= 500 || status === 409
-        ? ExitCode.UNAVAILABLE
-        : status === 403
-          ? ExitCode.AUTH
-          : ExitCode.USAGE,
+      status > 500 && !retryable
+        ? ExitCode.CONFIG
+        : status >= 500 || status === 409
+          ? ExitCode.UNAVAILABLE
+          : status === 403
+            ? ExitCode.AUTH
+            : ExitCode.USAGE,
   });
 }
 

@@ -53,7 +53,7 @@ function buildProgram(invocation: Invocation): Command {
         '  txs run -s aws_batch -cfg queue=gpu dist.ddp -j 2x8 --script train.py\n' +
         '  txs log -t local_cwd://torchx/echo-k3x9\n' +
         '  txs list --state RUNNING\n' +
-        '\nExit codes: 0 ok, 1 app did not succeed (--wait), 2 usage, 3 unknown app, 4 auth, 5 endpoint unavailable.',
+        '\nExit codes: 0 ok, 1 app did not succeed (--wait), 2 usage, 3 unknown app, 4 auth, 5 endpoint unavailable (retry),\n78 the server must be configured first (retrying cannot help).',
     );
   registerRun(program, invocation);
   registerStatus(program, invocation);

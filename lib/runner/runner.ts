@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { ComponentContext } from '../components/index.js';
 import { BackendError, type LogIterOptions, type LogPage, type LogPageRequest } from '../schedulers/index.js';
 import {
+  type ApiErrorCode,
   type AppDef,
   type AppDryRunInfo,
   type AppHandle,
@@ -29,6 +30,7 @@ import { AppRecords, statusOfRecord } from './app-records.js';
 import {
   IdempotencyConflictError,
   IdempotencyInProgressError,
+  ReplayedRejectionError,
   SubmissionOutcomeUnknownError,
   WaitTimeoutError,
 } from './errors.js';
@@ -37,6 +39,7 @@ import type {
   AppCounts,
   AppRecordStore,
   CountAppsQuery,
+  IdempotencyRejection,
   ListAppsPage,
   ListAppsQuery,
   TransitionOutcome,
@@ -236,7 +239,16 @@ export class Runner extends Planner {
     return record;
   }
 
-  private async scheduleAs(newRecord: NewAppRecord, dryrun: AppDryRunInfo, ctx: RequestContext) {
+  /**
+   * {@link schedule} under `newRecord`. `onRejected` runs when the scheduler refused the submission, after
+   * the record is marked FAILED and before the error is rethrown.
+   */
+  private async scheduleAs(
+    newRecord: NewAppRecord,
+    dryrun: AppDryRunInfo,
+    ctx: RequestContext,
+    onRejected?: (error: TxsError) => Promise<void>,
+  ) {
     const sched = this.schedulers.get(dryrun.scheduler);
     const handle = newRecord.handle;
     const { record } = await this.store.create(newRecord);
@@ -259,6 +271,7 @@ export class Runner extends Planner {
       // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
       // know the app), so nothing is lost by not surfacing the second error.
       await this.applyTransition(handle, failed).catch(() => undefined);
+      if (error instanceof TxsError) await onRejected?.(error);
       throw error;
     }
     try {
@@ -328,6 +341,8 @@ export class Runner extends Planner {
         break;
       }
       if (reservation.requestHash !== hash) throw new IdempotencyConflictError(key);
+      // A refused submission's answer is replayed as it was: same error, nothing submitted or written.
+      if (reservation.rejection !== undefined) throw new ReplayedRejectionError(reservation.rejection);
       if (reservation.handle !== undefined) {
         const record = await this.store.get(reservation.handle);
         if (record) return { handle: record.handle, record, created: false };
@@ -344,17 +359,25 @@ export class Runner extends Planner {
       await this.sleep(Math.min(1000, 50 * 2 ** poll));
     }
     let result: RunResult;
+    let rejected = false;
     try {
-      result = await this.scheduleAs(newRecord, dryrun, ctx);
+      result = await this.scheduleAs(newRecord, dryrun, ctx, async (error) => {
+        // The scheduler refused it: a completed outcome. Bind the key to the FAILED record and the answer,
+        // so a replay gets the same answer and leaves no second record. If this write fails, a retry
+        // after the lease takes the reservation over and finds this FAILED record.
+        rejected = true;
+        await this.store
+          .completeIdempotencyKey(ctx.owner, key, handle, rejectionOf(error))
+          .catch(() => undefined);
+      });
     } catch (error) {
       if (error instanceof SubmissionOutcomeUnknownError) {
         // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
         // write fails, the reservation still names this handle as holder, and a retry after the lease finds
         // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
         await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
-      } else {
-        // A definite rejection: free the key for a corrected retry. If this write fails, a retry after the
-        // lease takes the reservation over and finds this FAILED record (the rejection the caller sees now).
+      } else if (!rejected) {
+        // Nothing was written (the record itself could not be created): free the key for a retry.
         await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
       }
       throw error;
@@ -593,6 +616,22 @@ export function mayHaveReachedBackend(error: unknown): boolean {
 
 function ownerOf(options: { owner?: string }): { owner?: string } {
   return options.owner === undefined ? {} : { owner: options.owner };
+}
+
+/**
+ * The answer a refused submission got, as the idempotency reservation keeps it: for an error carrying AWS's
+ * or DynamoDB's text (`BACKEND_TEXT_CODES`) only its code (the HTTP layer answers those with its own words).
+ */
+function rejectionOf(error: TxsError): IdempotencyRejection {
+  const backendText = BACKEND_TEXT_CODES.has(error.code);
+  const rejection: IdempotencyRejection = {
+    code: error.code as ApiErrorCode,
+    message: backendText ? submissionFailure(error) : error.message,
+    issues: backendText ? [] : [...error.issues],
+  };
+  const retryable = (error as { retryable?: unknown }).retryable;
+  if (typeof retryable === 'boolean') rejection.retryable = retryable;
+  return rejection;
 }
 
 /**

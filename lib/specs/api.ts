@@ -202,6 +202,11 @@ export const apiErrorSchema = z.object({
     message: z.string(),
     details: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
     requestId: z.optional(z.string()),
+    /**
+     * Whether sending the same request again may succeed (then a `Retry-After` header says when). Clients
+     * retry only when it is true; absent in answers of API Gateway itself.
+     */
+    retryable: z.optional(z.boolean()),
     /** `SubmissionOutcomeUnknown`: the app whose submission may or may not have been accepted. */
     handle: z.optional(z.string()),
   }),

@@ -11,6 +11,7 @@ import type {
   AppRecordStore,
   CountAppsQuery,
   IdempotencyLease,
+  IdempotencyRejection,
   IdempotencyReservation,
   ListAppsPage,
   ListAppsQuery,
@@ -168,8 +169,13 @@ export class DynamoAppRecordStore implements AppRecordStore {
   }
 
   /** {@inheritDoc IdempotencyKeys.complete} */
-  completeIdempotencyKey(owner: string, key: string, handle: AppHandle): Promise<void> {
-    return this.idempotency.complete(owner, key, handle);
+  completeIdempotencyKey(
+    owner: string,
+    key: string,
+    handle: AppHandle,
+    rejection?: IdempotencyRejection,
+  ): Promise<void> {
+    return this.idempotency.complete(owner, key, handle, rejection);
   }
 
   /** {@inheritDoc IdempotencyKeys.release} */

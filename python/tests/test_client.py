@@ -142,13 +142,30 @@ def test_a_non_api_answer_is_summarised_not_dumped(recorder) -> None:
 def test_throttling_and_in_flight_submissions_are_retried_with_the_same_key(recorder) -> None:
     rec, url = recorder
     rec.replies += [
-        (503, {"retry-after": "0"}, json.dumps({"error": {"code": "BackendError", "message": "throttled"}}).encode()),
-        (409, {"retry-after": "0"}, json.dumps({"error": {"code": "IdempotencyInProgress", "message": "wait"}}).encode()),
+        (503, {"retry-after": "0"}, json.dumps({"error": {"code": "BackendError", "message": "throttled", "retryable": True}}).encode()),
+        (409, {"retry-after": "0"}, json.dumps({"error": {"code": "IdempotencyInProgress", "message": "wait", "retryable": True}}).encode()),
         (201, {}, b'{"appId": "a-1"}'),
     ]
     out = TxsClient(url).request("POST", "/v1/apps", body={"x": 1}, headers={"Idempotency-Key": "k-1"})
     assert out == {"appId": "a-1"}
     assert [r[2]["idempotency-key"] for r in rec.requests] == ["k-1", "k-1", "k-1"]
+
+
+def test_a_503_the_api_marks_not_retryable_fails_at_once_with_the_fix(recorder) -> None:
+    rec, url = recorder
+    said = {"code": "BackendNotConfigured", "message": "batch:SubmitJob needs an AWS region: set AWS_REGION", "retryable": False}
+    rec.replies.append((503, {}, json.dumps({"error": said}).encode()))
+    with pytest.raises(TxsError, match="set AWS_REGION") as caught:
+        TxsClient(url).request("POST", "/v1/apps", body={}, headers={"Idempotency-Key": "k"})
+    assert caught.value.code == "BackendNotConfigured" and caught.value.retryable is False
+    assert len(rec.requests) == 1
+
+
+def test_a_gateway_503_without_the_apis_word_is_retried(recorder) -> None:
+    rec, url = recorder
+    rec.replies += [(503, {"retry-after": "0"}, b'{"message": "Service Unavailable"}'), (200, {}, b'{"ok": 1}')]
+    assert TxsClient(url).request("GET", "/v1/schedulers") == {"ok": 1}
+    assert len(rec.requests) == 2
 
 
 def test_an_idempotency_conflict_is_not_retried(recorder) -> None:

@@ -24,9 +24,12 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:8080"
 
 _EXECUTE_API_HOST = re.compile(r"^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$", re.IGNORECASE)
 
-# Retried: throttling, the stack's 503s, and a same-key submission still in flight. Requests that are
-# not idempotent by nature (POST /v1/apps) always carry an Idempotency-Key, so retrying them is safe.
-_RETRY_STATUSES = {409, 429, 502, 503, 504}
+# Retried: what the API marks `error.retryable` (throttling, a busy store, a same-key submission still in
+# flight), and, in answers without that field (API Gateway's own throttling and timeouts), these statuses.
+# A 503 the API marks not retryable (BackendNotConfigured: the server has no AWS configuration) fails at
+# once: each retried submission would only leave one more FAILED record. Requests that are not idempotent by
+# nature (POST /v1/apps) always carry an Idempotency-Key, so retrying them is safe.
+_GATEWAY_RETRY_STATUSES = {429, 502, 503, 504}
 _MAX_ATTEMPTS = 4
 
 Query = Union[Mapping[str, Any], Sequence[Tuple[str, Any]]]
@@ -40,6 +43,7 @@ class TxsError(Exception):
         code: the API's error code, e.g. ``InvalidRunConfig`` or ``UnknownApp``
         details: ``[{"path", "message"}]`` naming the fields at fault
         request_id: the API's request id, for support
+        retryable: whether the same request may succeed if sent again (the API's ``error.retryable``)
     """
 
     def __init__(
@@ -50,6 +54,7 @@ class TxsError(Exception):
         code: str = "",
         details: Optional[list] = None,
         request_id: Optional[str] = None,
+        retryable: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -57,6 +62,7 @@ class TxsError(Exception):
         self.code = code
         self.details = details or []
         self.request_id = request_id
+        self.retryable = retryable
 
 
 class TxsRequestError(TxsError, ValueError):
@@ -211,7 +217,7 @@ class TxsClient:
         body: Any = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
-        """Sends one request (retrying throttling and 503s) and returns the decoded JSON body.
+        """Sends one request (retrying what the API marks retryable) and returns the decoded JSON body.
 
         Raises:
             TxsError: the API answered with an error (its code and message are kept)
@@ -231,11 +237,10 @@ class TxsClient:
             except urllib.error.HTTPError as error:
                 raw = error.read()
                 failure = _error_from_response(error.code, raw, self.endpoint)
-                if error.code in _RETRY_STATUSES and attempt < _MAX_ATTEMPTS:
-                    if error.code != 409 or failure.code == "IdempotencyInProgress":
-                        time.sleep(_retry_after(error.headers.get("retry-after"), delay))
-                        delay *= 2
-                        continue
+                if failure.retryable and attempt < _MAX_ATTEMPTS:
+                    time.sleep(_retry_after(error.headers.get("retry-after"), delay))
+                    delay *= 2
+                    continue
                 raise failure from None
             except (urllib.error.URLError, OSError) as error:
                 reason = getattr(error, "reason", error)
@@ -270,12 +275,14 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
         payload = json.loads(raw)
         error = payload["error"]
         kind = TxsRequestError if status in (400, 413, 415, 422) else TxsError
+        said = error.get("retryable")
         return kind(
             str(error["message"]),
             status=status,
             code=str(error.get("code", "")),
             details=error.get("details") if isinstance(error.get("details"), list) else [],
             request_id=error.get("requestId"),
+            retryable=said if isinstance(said, bool) else status in _GATEWAY_RETRY_STATUSES,
         )
     except (ValueError, KeyError, TypeError):
         payload = None
@@ -292,4 +299,4 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
             f"{endpoint} answered HTTP {status} without an API error body; is it the torchx-serverless API"
             " v1 (include the stage in the endpoint)?"
         )
-    return TxsError(message, status=status, code=f"HTTP{status}")
+    return TxsError(message, status=status, code=f"HTTP{status}", retryable=status in _GATEWAY_RETRY_STATUSES)

@@ -56,3 +56,53 @@ describe('POST /v1/apps with one Idempotency-Key, 100 times at once', () => {
     expect(env.aws.takeCalls()['Batch.SubmitJob']).toBeUndefined();
   });
 });
+
+describe('POST /v1/apps replaying the Idempotency-Key of a submission AWS refused', () => {
+  async function itemCount(): Promise<number> {
+    const { Count } = await env.db.itemClient.call<{ Count?: number }>('Scan', {
+      TableName: env.db.tableName,
+      Select: 'COUNT',
+      ConsistentRead: true,
+    });
+    return Count ?? 0;
+  }
+
+  it('answers the same error again, submits nothing and writes no item', async () => {
+    env.aws.refuse = { action: 'SubmitJob', message: 'jobQueue ml-gpu-queue is DISABLED' };
+    try {
+      const request = {
+        method: 'POST' as const,
+        resource: '/v1/apps',
+        body: { ...BODY, args: ['-j', '1x1', '--script', 'refused.py'] },
+        headers: { 'Idempotency-Key': 'refused-2026-11-27' },
+      };
+      const before = await itemCount();
+      env.aws.takeCalls();
+      const first = await invoke(env.api.Run, request);
+      expect(env.aws.takeCalls()['Batch.SubmitJob']).toBe(1);
+      const afterFirst = await itemCount();
+      expect(afterFirst).toBeGreaterThan(before); // the FAILED record and the completed reservation
+
+      const second = await invoke(env.api.Run, request);
+      expect(env.aws.takeCalls()['Batch.SubmitJob']).toBeUndefined();
+      expect(await itemCount()).toBe(afterFirst);
+      expect(second.statusCode).toBe(first.statusCode);
+      expect(first.statusCode).toBeGreaterThanOrEqual(400);
+      const { requestId: _a, ...firstError } = first.body.error as Record<string, unknown>;
+      const { requestId: _b, ...secondError } = second.body.error as Record<string, unknown>;
+      expect(secondError).toEqual({
+        ...firstError,
+        message: String(firstError.message).replace(String(_a), String(_b)),
+      });
+      expect(secondError.retryable).toBe(false);
+      expect(second.headers['idempotent-replayed']).toBe('true');
+      const failed = await invoke(env.api.List, { method: 'GET', resource: '/v1/apps' });
+      const refused = (failed.body.apps as Array<{ state: string; name: string }>).filter(
+        (a) => a.state === 'FAILED',
+      );
+      expect(refused).toHaveLength(1);
+    } finally {
+      env.aws.refuse = undefined;
+    }
+  });
+});

@@ -258,6 +258,32 @@ describe('the dashboard in Chromium', () => {
     expect(list.apps.filter((a) => a.name === 'quick')).toHaveLength(2);
   });
 
+  it('relaunches saying the env values were not kept, and runs with the variables given again', async () => {
+    const first = await api<{ scheduler: string; appId: string }>('POST', '/v1/apps', {
+      scheduler: 'local_cwd',
+      app: appDef('envy', 'import os; print("GREETING is", os.environ.get("GREETING", "unset"))'),
+      cfg: { env: { GREETING: 'secret-first', PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+    });
+    await waitForState(first, ['SUCCEEDED', 'FAILED']);
+    await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(first.appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
+    await page.click('button:has-text("Relaunch…")');
+    await eventually(() => page.locator('dialog').innerText()).toContain(
+      'Environment values are never stored',
+    );
+    expect(await page.locator('dialog').innerText()).not.toContain('secret-first');
+    await page.fill('#relaunch-env', `GREETING=again\nPATH=${process.env.PATH ?? '/usr/bin:/bin'}`);
+    await page.click('dialog button:has-text("Submit")');
+    await eventually(() => page.url()).not.toContain(encodeURIComponent(first.appId));
+    const appId = decodeURIComponent(page.url().split('/').pop() ?? '');
+    await waitForState({ scheduler: 'local_cwd', appId }, ['SUCCEEDED', 'FAILED']);
+    const logs = await api<{ lines: string[] }>(
+      'GET',
+      `/v1/apps/local_cwd/${encodeURIComponent(appId)}/logs?role=envy&replica=0`,
+    );
+    expect(logs.lines.join('\n')).toContain('GREETING is again');
+  });
+
   it('composes an app from a component and run options, shows its dry run, and runs it', async () => {
     await page.goto(`${server.url}/#/new`);
     await eventually(() => page.locator('#c-component option').count()).toBeGreaterThan(3);

@@ -12,6 +12,23 @@ export function recordedRequest(app: AppResponse): RunRequest {
   return { scheduler: app.scheduler, session: app.session, app: app.app, cfg: app.cfg ?? {} };
 }
 
+/**
+ * Parses `KEY=VALUE` lines (blank lines and `#` comments skipped; the first `=` splits).
+ *
+ * @throws Error naming the first line that has no `=` or no name.
+ */
+export function parseEnvLines(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) throw new Error(`env line ${index + 1}: write it as NAME=VALUE (got ${line.slice(0, 40)})`);
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return env;
+}
+
 /** Renders the app page; returns the clean-up. */
 export function appView(root: HTMLElement, route: Route): () => void {
   const scheduler = route.scheduler ?? '';
@@ -28,7 +45,8 @@ export function appView(root: HTMLElement, route: Route): () => void {
     h(
       'p',
       { class: 'muted small' },
-      'A dry run of the recorded AppDef and run options (generated names differ).',
+      'A dry run of the recorded AppDef and run options (generated names differ). The values of the run ' +
+        'option env are never stored: where the first run sent its environment, this shows the server’s default.',
     ),
   );
   replace(root, head, notice, hint, grid, timeline, request);
@@ -63,20 +81,47 @@ export function appView(root: HTMLElement, route: Route): () => void {
     if (!current) return;
     const body = recordedRequest(current);
     const key = newKey();
-    const content = h(
+    const takesEnv = current.cfg !== undefined && Object.hasOwn(current.cfg, 'env');
+    const envBox = h('textarea', {
+      id: 'relaunch-env',
+      rows: 4,
+      spellcheck: 'false',
+      placeholder: 'NAME=VALUE, one per line',
+    });
+    const dry = h(
       'div',
       {},
       h('p', {}, 'Dry run of the same request:'),
       h('p', { class: 'muted' }, 'loading…'),
     );
+    const content = h(
+      'div',
+      {},
+      takesEnv &&
+        h(
+          'label',
+          { class: 'block', for: 'relaunch-env' },
+          h(
+            'p',
+            { class: 'hint', role: 'note' },
+            'Environment values are never stored, so the first run’s environment (the run option env) is not ' +
+              'carried over: without lines here, the replicas get only the server’s PATH, HOME and LANG. ' +
+              'Give the variables the app needs again:',
+          ),
+          envBox,
+        ),
+      dry,
+    );
     const pending = confirmDialog('Relaunch this app?', content, 'Submit');
     try {
-      replace(content, h('p', {}, 'Dry run of the same request:'), dryRunBlock(await api.dryrun(body)));
+      replace(dry, h('p', {}, 'Dry run of the same request:'), dryRunBlock(await api.dryrun(body)));
     } catch (error) {
-      replace(content, errorBox(error));
+      replace(dry, errorBox(error));
     }
     if (!(await pending)) return;
     try {
+      const env = takesEnv ? parseEnvLines(envBox.value) : {};
+      if (Object.keys(env).length > 0) body.cfg = { ...body.cfg, env };
       const run = await api.run(body, key);
       location.hash = appHref(run.scheduler, run.appId);
     } catch (error) {

@@ -47,7 +47,7 @@ export const VOLCANO_JOBS: KubeResourceRef = {
 /** Why `kubernetes` submits nothing when no cluster is configured. */
 export const KUBERNETES_NOT_SUBMITTED =
   'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
-  "`txs dryrun -s kubernetes ...` and apply the request's `resource` with `kubectl create -f` (it is TorchX's " +
+  "`txs run --dryrun -s kubernetes ...` and apply the request's `resource` with `kubectl create -f` (it is TorchX's " +
   'Volcano Job).';
 
 /** Volcano's job status, as far as describe reads it. */
