@@ -28,6 +28,7 @@ import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
+import { RecordWatch } from './record-watch.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -272,13 +273,13 @@ async function serve(
   // The in-process event bus: local scheduler events are delivered one at a time, in order, like a queue.
   let bus: Promise<unknown> = Promise.resolve();
   const pending = new Set<Promise<unknown>>();
+  // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
+  const watch = new RecordWatch();
   configureLocalMode({
-    ...(db && cache
-      ? {
-          dynamoDbTransport: db.transport,
-          wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
-        }
-      : {}),
+    ...(db ? { dynamoDbTransport: db.transport } : {}),
+    wrapRecordStore: (runnerStore, records) =>
+      watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
+    recordChanges: watch,
     emitEvent: (event) => {
       const delivery = bus
         .then(() => stateChange.handleStateChange(event))

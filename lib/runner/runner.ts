@@ -33,6 +33,7 @@ import {
   WaitTimeoutError,
 } from './errors.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
+import { stableStringify } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -106,17 +107,6 @@ function hashableCfg(cfg: Readonly<Cfg>): Cfg {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
 export function requestHash(value: unknown): string {
