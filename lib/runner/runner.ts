@@ -17,6 +17,7 @@ import {
   type AppStatus,
   BACKEND_TEXT_CODES,
   type Cfg,
+  type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
   makeAppHandle,
@@ -408,8 +409,19 @@ export class Runner extends Planner {
   async refresh(handle: AppHandle, owner?: string): Promise<AppRecord> {
     const record = await this.get(handle, owner);
     if (isTerminal(record.state)) return record;
-    const sched = this.schedulers.get(record.scheduler);
-    const desc = await sched.describe(record.appId);
+    const desc = await this.schedulers.get(record.scheduler).describe(record.appId);
+    return this.applyDescription(record, desc);
+  }
+
+  /**
+   * Applies what the scheduler said of a record's app (`undefined`: it does not know it) as a transition:
+   * the one path of a refresh and of the reconciler.
+   */
+  private async applyDescription(
+    record: AppRecord,
+    desc: DescribeAppResponse | undefined,
+  ): Promise<AppRecord> {
+    const handle = record.handle;
     if (desc === undefined) {
       if (record.state === 'UNSUBMITTED' && this.now() - record.createdAt > this.submitGraceMs) {
         const outcome = await this.applyTransition(handle, {
@@ -556,10 +568,30 @@ export class Runner extends Planner {
     let errors = 0;
     do {
       const page = await this.store.listActive(scheduler, 100, nextToken);
-      for (const record of page.records) {
+      // One batched describe per page (Batch: DescribeJobs of up to 100 jobs), then one transition each.
+      const described =
+        page.records.length === 0
+          ? []
+          : await this.schedulers
+              .get(scheduler)
+              .describeMany(page.records.map((record) => record.appId))
+              .catch((error: unknown) =>
+                page.records.map(() => ({ status: 'rejected', reason: error }) as const),
+              );
+      for (const [i, record] of page.records.entries()) {
         checked += 1;
+        const desc = described[i];
+        if (desc === undefined || desc.status === 'rejected') {
+          errors += 1;
+          continue;
+        }
         try {
-          const after = await this.refresh(record.handle);
+          // An app the scheduler does not know goes through a refresh: it reads the record again before
+          // deciding that a submission was interrupted (the listing may be behind).
+          const after =
+            desc.value === undefined
+              ? await this.refresh(record.handle)
+              : await this.applyDescription(record, desc.value);
           if (after.state !== record.state || after.lastEventTime !== record.lastEventTime) changed += 1;
         } catch {
           errors += 1;
