@@ -16,7 +16,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
+import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { serveUi } from '../cli/ui-assets.js';
@@ -24,6 +24,7 @@ import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
@@ -46,6 +47,11 @@ export interface LocalServerOptions {
   schedulers?: string[];
   /** Reconciler period (ms); 0 disables it. Default 60 s. */
   reconcileEveryMs?: number;
+  /**
+   * How often non-terminal apps on AWS-backed schedulers (aws_batch, aws_sagemaker) are described (ms); 0
+   * disables it. Default 2 s. Local mode has no EventBridge: this is how their apps follow their jobs.
+   */
+  followEveryMs?: number;
   /**
    * Use the DynamoDB at this endpoint (e.g. moto's, for `npm run test:moto`) instead of the embedded dynalite;
    * the table is created there from `lib/store/table.ts` unless it exists. Region and credentials come from
@@ -446,6 +452,19 @@ async function serve(
         }, reconcileEveryMs)
       : undefined;
   timer?.unref();
+  const followEveryMs = options.followEveryMs ?? 2_000;
+  const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
+  const followed = FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name));
+  if (followEveryMs > 0 && followed.length > 0) {
+    const follower = startFollower({
+      schedulers: followed,
+      reconcile: async (scheduler) => (await runner(scheduler)).reconcile(scheduler),
+      intervalMs: followEveryMs,
+      onError: (error: unknown) => console.error('following AWS apps failed:', error),
+    });
+    // Before the Runner closes (undo runs newest first).
+    undo.push(() => follower.stop());
+  }
 
   let closing: Promise<void> | undefined;
   return {
