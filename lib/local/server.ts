@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode } from '../../functions/shared/container.js';
+import { configureLocalMode, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
@@ -458,7 +458,11 @@ async function serve(
   if (followEveryMs > 0 && followed.length > 0) {
     const follower = startFollower({
       schedulers: followed,
-      reconcile: async (scheduler) => (await runner(scheduler)).reconcile(scheduler),
+      reconcile: async (scheduler) =>
+        // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
+        (await runnerStore().listActive(scheduler, 1)).records.length === 0
+          ? { checked: 0, changed: 0, errors: 0 }
+          : (await runner(scheduler)).reconcile(scheduler),
       intervalMs: followEveryMs,
       onError: (error: unknown) => console.error('following AWS apps failed:', error),
     });
