@@ -149,7 +149,8 @@ export async function waitForApp(options: WaitOptions): Promise<AppResponse> {
       options.terminalWatch?.markTerminal(now());
       return app;
     }
-    if (pace) {
+    // A server without long polls (no revision) is always paced, from the first request on.
+    if (pace || app.revision === undefined) {
       delay = pollDelay(now() - started, delay);
       await sleep(delay, signal);
     }
