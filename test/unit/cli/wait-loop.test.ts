@@ -89,3 +89,27 @@ describe('waitForApp', () => {
     expect(requests.every((r) => !r.query.has('waitFor'))).toBe(true);
   });
 });
+
+describe('waitForApp, stopped', () => {
+  it('ends a held request at once when its signal aborts (Ctrl-C), instead of waiting for the answer', async () => {
+    let held = 0;
+    stub = await startStubServer(async (request): Promise<StubReply> => {
+      if (!request.query.has('waitFor')) return { body: appAt('RUNNING', 'A'.repeat(22)) };
+      held += 1;
+      return new Promise<StubReply>(() => undefined); // a long poll that never answers
+    });
+    const client = new TxsClient({ endpoint: stub.url, localToken: async () => undefined, maxRetries: 0 });
+    const controller = new AbortController();
+    const waiting = waitForApp({
+      client,
+      handle: 'local_cwd://torchx/echo-1',
+      now: () => 0,
+      sleep: async () => undefined,
+      signal: controller.signal,
+    });
+    while (held === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort();
+    await expect(waiting).rejects.toThrow();
+    expect(held).toBe(1);
+  });
+});
