@@ -3,16 +3,13 @@
  * `?waitFor=<revision>` holds the request until the record's revision differs (local mode; the deployed
  * stack answers at once, see docs/http-api.md).
  */
-import { REVISION_PATTERN } from '../../lib/runner/revision.js';
+import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
 import { ValidationError } from '../../lib/specs/index.js';
 import { localModeHooks, recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { boolParam, intParam, patternParam } from '../shared/query.js';
 import { detailView } from '../shared/views.js';
 import { appFromPath } from './handle.js';
-
-/** Longest `waitSeconds` (and its default): well under API Gateway's 29 s and the clients' timeouts. */
-export const MAX_WAIT_SECONDS = 20;
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const { handle, scheduler } = appFromPath(req);

@@ -5,6 +5,7 @@
  * (`npm run openapi` regenerates it; a test fails when it is stale).
  */
 import * as z from 'zod/mini';
+import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
 import {
   apiErrorSchema,
   appActionResponseSchema,
@@ -106,12 +107,12 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
       ],
       [
         'waitFor',
-        { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$' },
+        { type: 'string', pattern: REVISION_PATTERN.source },
         'the revision of an earlier answer: answer once the record has another revision, or after ' +
           'waitSeconds (local mode holds the request; the deployed API answers at once, without the ' +
           'Long-Polled header). Not with refresh',
       ],
-      ['waitSeconds', int(1, 20), 'with waitFor: longest wait (default 20)'],
+      ['waitSeconds', int(1, MAX_WAIT_SECONDS), `with waitFor: longest wait (default ${MAX_WAIT_SECONDS})`],
     ],
     responseHeaders: [
       [

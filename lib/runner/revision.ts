@@ -20,6 +20,12 @@ export function stableStringify(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Longest a status request waits for its record to change (`waitSeconds`, and its default): well under API
+ * Gateway's 29 s and the clients' request timeouts.
+ */
+export const MAX_WAIT_SECONDS = 20;
+
 /** How a revision is written: 22 characters of base64url (132 bits of SHA-256). */
 export const REVISION_PATTERN = /^[A-Za-z0-9_-]{22}$/;
 
