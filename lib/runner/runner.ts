@@ -557,9 +557,12 @@ export class Runner extends Planner {
 
   /**
    * Refreshes every non-terminal record of `scheduler` from the scheduler, so a lost event cannot leave an
-   * app RUNNING forever.
+   * app RUNNING forever: a page of up to 100 records at a time, described together (`describeMany`), each
+   * answer applied as a refresh would. The deployed reconciler runs it on a schedule; local mode's follower
+   * runs it every few seconds for the AWS-backed schedulers.
    *
-   * @returns how many records were checked and how many changed.
+   * @returns how many records were checked, how many changed, and how many could not be described or
+   *   updated.
    */
   async reconcile(scheduler: string): Promise<{ checked: number; changed: number; errors: number }> {
     let nextToken: string | undefined;
