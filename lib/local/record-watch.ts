@@ -21,12 +21,14 @@ import type { AppHandle } from '../specs/index.js';
  * ```
  */
 export class RecordWatch implements RecordChanges {
-  private readonly waiters = new Map<AppHandle, Set<() => void>>();
+  private readonly waiters = new Map<AppHandle, Set<(why: 'changed' | 'closed') => void>>();
+  private closed = false;
 
   /** Starts listening for the next committed write to `handle`'s record. */
-  next(handle: AppHandle): { changed: Promise<void>; stop(): void } {
-    let wake!: () => void;
-    const changed = new Promise<void>((resolve) => {
+  next(handle: AppHandle): { changed: Promise<'changed' | 'closed'>; stop(): void } {
+    if (this.closed) return { changed: Promise.resolve('closed'), stop: () => undefined };
+    let wake!: (why: 'changed' | 'closed') => void;
+    const changed = new Promise<'changed' | 'closed'>((resolve) => {
       wake = resolve;
     });
     let set = this.waiters.get(handle);
@@ -50,7 +52,15 @@ export class RecordWatch implements RecordChanges {
     const set = this.waiters.get(handle);
     if (set === undefined) return;
     this.waiters.delete(handle);
-    for (const wake of set) wake();
+    for (const wake of set) wake('changed');
+  }
+
+  /** The server is stopping: every waiting request answers now, and none waits from here on. */
+  close(): void {
+    this.closed = true;
+    const sets = [...this.waiters.values()];
+    this.waiters.clear();
+    for (const set of sets) for (const wake of set) wake('closed');
   }
 
   /** How many requests are waiting (for tests). */

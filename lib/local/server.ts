@@ -426,6 +426,8 @@ async function serve(
         server.closeAllConnections();
       }),
   );
+  // Before the connections close: status requests waiting for a change answer with the record they have.
+  undo.push(() => watch.close());
   const address = server.address() as AddressInfo;
   const overridden = process.env[LOCAL_TOKEN_FILE_ENV];
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);

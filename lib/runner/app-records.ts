@@ -47,10 +47,11 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  */
 export interface RecordChanges {
   /**
-   * Starts listening for the next committed write to `handle`'s record: `changed` resolves when one
-   * happens; `stop` ends the listening (always call it).
+   * Starts listening for the next committed write to `handle`'s record: `changed` resolves with `changed`
+   * when one happens, or with `closed` when no more will be told (the server is stopping: answer now);
+   * `stop` ends the listening (always call it).
    */
-  next(handle: AppHandle): { changed: Promise<void>; stop(): void };
+  next(handle: AppHandle): { changed: Promise<'changed' | 'closed'>; stop(): void };
 }
 
 /** What {@link AppRecords.getChanged} answers: the record, and whether the caller was held for a change. */
@@ -60,15 +61,18 @@ export interface ChangedRecord {
   waited: boolean;
 }
 
-/** Resolves after `ms` (false) or when `changed` does (true), leaving no timer behind. */
-async function changedWithin(changed: Promise<void>, ms: number): Promise<boolean> {
+/** What `changed` resolves with, or `timeout` after `ms`, leaving no timer behind. */
+async function changedWithin(
+  changed: Promise<'changed' | 'closed'>,
+  ms: number,
+): Promise<'changed' | 'closed' | 'timeout'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
     timer.unref?.();
   });
   try {
-    return await Promise.race([changed.then(() => true), timeout]);
+    return await Promise.race([changed, timeout]);
   } finally {
     clearTimeout(timer);
   }
@@ -136,7 +140,7 @@ export class AppRecords {
         if (recordRevision(record) !== seen || isTerminal(record.state) || remaining <= 0) {
           return { record, waited: true };
         }
-        await changedWithin(next.changed, remaining);
+        if ((await changedWithin(next.changed, remaining)) === 'closed') return { record, waited: true };
       } finally {
         next.stop();
       }

@@ -90,6 +90,22 @@ describe('AppRecords.getChanged', () => {
     expect(watch.waiting).toBe(0);
   });
 
+  it('answers a waiting request with the record it has when the server stops (the watch closes)', async () => {
+    const handle = await newApp();
+    const watch = new RecordWatch();
+    const records = new AppRecords({ store: watch.wrap(store) });
+    const seen = recordRevision(await records.get(handle));
+    const held = records.getChanged(handle, 'alice', seen, { changes: watch, waitMs: 60_000 });
+    while (watch.waiting === 0) await new Promise((resolve) => setImmediate(resolve));
+    watch.close();
+    const answer = await held;
+    expect(answer).toMatchObject({ waited: true, record: { state: 'SUBMITTED' } });
+    // Nothing waits once closed.
+    const late = await records.getChanged(handle, 'alice', seen, { changes: watch, waitMs: 60_000 });
+    expect(recordRevision(late.record)).toBe(seen);
+    expect(watch.waiting).toBe(0);
+  });
+
   it("refuses another owner's app as unknown, without waiting", async () => {
     const handle = await newApp();
     const watch = new RecordWatch();
