@@ -186,9 +186,8 @@ describe('GET /v1/apps/{scheduler}/{appId}?waitFor=', () => {
     ['waitFor=AAAAAAAAAAAAAAAAAAAAAA&waitSeconds=21', 'waitSeconds'],
     ['waitSeconds=5', 'waitSeconds'],
     ['waitFor=AAAAAAAAAAAAAAAAAAAAAA&refresh=true', 'waitFor'],
-  ])('refuses ?%s with a 400 naming %s', async (query, field) => {
-    const { path } = await sleeper();
-    const answer = await status(`${path}?${query}`);
+  ])('refuses ?%s with a 400 naming %s, before reading the record', async (query, field) => {
+    const answer = await status(`/v1/apps/local_cwd/echo-nosuchapp?${query}`);
     expect(answer.status).toBe(400);
     const error = answer.body.error as { details: { path: string }[] };
     expect(error.details[0]?.path).toBe(field);
