@@ -71,6 +71,19 @@ interface RequestOptions {
   headers?: Record<string, string>;
   /** The handle the request is about, for "unknown app" messages. */
   handle?: string;
+  /** Aborts the request (and its retries). */
+  signal?: AbortSignal;
+}
+
+/** What {@link TxsClient.waitForChange} answers. */
+export interface ChangedApp {
+  app: AppResponse;
+  /**
+   * True when the server held the request until the app changed or the wait ended (`Long-Polled: true`):
+   * the caller may ask again at once. False: the server answered at once (the deployed API, or a server
+   * without long polls), so the caller polls at its own pace.
+   */
+  longPolled: boolean;
 }
 
 /** Network error codes worth retrying: the request may not have reached the server, or its answer was lost. */
@@ -158,11 +171,33 @@ export class TxsClient {
   }
 
   /** `GET /v1/apps/{scheduler}/{appId}`; `refresh` asks the scheduler first. */
-  async getApp(handle: string, options: { refresh?: boolean } = {}): Promise<AppResponse> {
+  async getApp(
+    handle: string,
+    options: { refresh?: boolean; signal?: AbortSignal } = {},
+  ): Promise<AppResponse> {
     return this.request<AppResponse>('GET', appPath(handle), {
       handle,
       query: { refresh: options.refresh === true ? 'true' : undefined },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  }
+
+  /**
+   * `GET /v1/apps/{scheduler}/{appId}?waitFor=<revision>`: the app once its revision is no longer
+   * `revision`, or after `waitSeconds` (1–20, default 20) unchanged, where the server holds requests (local
+   * mode); at once elsewhere.
+   */
+  async waitForChange(
+    handle: string,
+    revision: string,
+    options: { waitSeconds?: number; signal?: AbortSignal } = {},
+  ): Promise<ChangedApp> {
+    const { value, header } = await this.send<AppResponse>('GET', appPath(handle), {
+      handle,
+      query: { waitFor: revision, waitSeconds: options.waitSeconds },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return { app: value, longPolled: header('long-polled') === 'true' };
   }
 
   /** `POST /v1/apps/{scheduler}/{appId}/cancel`. */
@@ -209,6 +244,15 @@ export class TxsClient {
   }
 
   private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.send<T>(method, path, options)).value;
+  }
+
+  /** Sends a request (retrying transient failures); the answer's JSON and headers. */
+  private async send<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{ value: T; header: (name: string) => string | undefined }> {
     const url = this.urlOf(path, options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const baseHeaders: Record<string, string> = {
@@ -223,8 +267,8 @@ export class TxsClient {
     }
     const maxRetries = this.options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(method, url, baseHeaders, body, options.handle);
-      if (outcome.ok) return outcome.value as T;
+      const outcome = await this.attempt(method, url, baseHeaders, body, options.handle, options.signal);
+      if (outcome.ok) return { value: outcome.value as T, header: outcome.header };
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
       await this.sleep(outcome.retryAfterMs ?? backoff(attempt));
     }
@@ -236,8 +280,9 @@ export class TxsClient {
     baseHeaders: Record<string, string>,
     body: string | undefined,
     handle: string | undefined,
+    signal: AbortSignal | undefined,
   ): Promise<
-    | { ok: true; value: unknown }
+    | { ok: true; value: unknown; header: (name: string) => string | undefined }
     | { ok: false; error: CliError; retryable: boolean; retryAfterMs?: number | undefined }
   > {
     let headers = baseHeaders;
@@ -262,6 +307,7 @@ export class TxsClient {
         headers,
         ...(body === undefined ? {} : { body }),
         timeoutMs: this.options.timeoutMs ?? 60_000,
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
       const code = networkErrorCode(error);
@@ -276,9 +322,9 @@ export class TxsClient {
       return { ok: false, retryable: false, error: this.redirected(status, response.header('location')) };
     }
     if (status >= 200 && status < 300) {
-      if (text === '') return { ok: true, value: {} };
+      if (text === '') return { ok: true, value: {}, header: (name: string) => response.header(name) };
       try {
-        return { ok: true, value: JSON.parse(text) };
+        return { ok: true, value: JSON.parse(text), header: (name: string) => response.header(name) };
       } catch {
         return {
           ok: false,

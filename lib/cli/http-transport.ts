@@ -20,6 +20,8 @@ export interface HttpExchange {
   body?: string;
   /** The whole exchange (connect, send, read the answer) must end within this many ms. */
   timeoutMs: number;
+  /** Aborts the exchange (the request is destroyed; the promise rejects with an `AbortError`). */
+  signal?: AbortSignal;
 }
 
 /** The answer to an {@link HttpExchange}. */
@@ -88,6 +90,7 @@ export const nodeHttpTransport: HttpTransport = async (exchange) => {
         ...(url.port === '' ? {} : { port: Number(url.port) }),
         path: `${url.pathname}${url.search}`,
         headers: exchange.headers,
+        ...(exchange.signal === undefined ? {} : { signal: exchange.signal }),
       },
       (answer) => {
         const chunks: Buffer[] = [];

@@ -125,28 +125,49 @@ export interface WaitOptions {
 }
 
 /**
- * Polls `GET /v1/apps/{scheduler}/{appId}` until the app is terminal and returns the last answer. Polls
- * every second for 30 s, then backs off to every 10 s; once a minute it adds `refresh=true`.
+ * Follows `GET /v1/apps/{scheduler}/{appId}` until the app is terminal and returns the last answer. Each
+ * request is a long poll (`waitFor=<revision>`): where the server holds it (local mode), a change is seen as
+ * soon as it is committed and the next request goes out at once. Where the server answers at once (the
+ * deployed API, or a server without long polls), requests are paced: every second for 30 s, then backing off
+ * to every 10 s. Once a minute the request is `refresh=true` instead, so a lost event cannot stall the wait.
  *
  * @throws the client's errors; an AbortError when `signal` aborts.
  */
 export async function waitForApp(options: WaitOptions): Promise<AppResponse> {
   const { client, handle, now, sleep, signal } = options;
+  const withSignal = signal === undefined ? {} : { signal };
   const started = now();
   let lastRefresh = started;
   let delay = 1_000;
-  let app = options.initial ?? (await client.getApp(handle));
+  // Whether the server held the last long poll: then nothing needs pacing.
+  let longPolls = false;
+  let pace = false;
+  let app = options.initial ?? (await client.getApp(handle, withSignal));
   for (;;) {
     options.onUpdate?.(app);
     if (isTerminal(app.status.state)) {
       options.terminalWatch?.markTerminal(now());
       return app;
     }
-    delay = pollDelay(now() - started, delay);
-    await sleep(delay, signal);
+    // A server without long polls (no revision) is always paced, from the first request on.
+    if (pace || app.revision === undefined) {
+      delay = pollDelay(now() - started, delay);
+      await sleep(delay, signal);
+    }
     signal?.throwIfAborted();
-    const refresh = now() - lastRefresh >= REFRESH_EVERY_MS;
-    if (refresh) lastRefresh = now();
-    app = await client.getApp(handle, { refresh });
+    if (now() - lastRefresh >= REFRESH_EVERY_MS) {
+      lastRefresh = now();
+      app = await client.getApp(handle, { refresh: true, ...withSignal });
+      pace = !longPolls;
+    } else if (app.revision === undefined) {
+      // A server older than the long poll: plain paced polls.
+      app = await client.getApp(handle, withSignal);
+      pace = true;
+    } else {
+      const answer = await client.waitForChange(handle, app.revision, withSignal);
+      app = answer.app;
+      longPolls = answer.longPolled;
+      pace = !longPolls;
+    }
   }
 }

@@ -14,9 +14,9 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode } from '../../functions/shared/container.js';
+import { configureLocalMode, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
+import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { PeerUser } from '../cli/peer-user.js';
@@ -25,10 +25,12 @@ import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
+import { RecordWatch } from './record-watch.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -46,6 +48,11 @@ export interface LocalServerOptions {
   schedulers?: string[];
   /** Reconciler period (ms); 0 disables it. Default 60 s. */
   reconcileEveryMs?: number;
+  /**
+   * How often non-terminal apps on AWS-backed schedulers (aws_batch, aws_sagemaker) are described (ms); 0
+   * disables it. Default 2 s. Local mode has no EventBridge: this is how their apps follow their jobs.
+   */
+  followEveryMs?: number;
   /**
    * Use the DynamoDB at this endpoint (e.g. moto's, for `npm run test:moto`) instead of the embedded dynalite;
    * the table is created there from `lib/store/table.ts` unless it exists. Region and credentials come from
@@ -273,13 +280,13 @@ async function serve(
   // The in-process event bus: local scheduler events are delivered one at a time, in order, like a queue.
   let bus: Promise<unknown> = Promise.resolve();
   const pending = new Set<Promise<unknown>>();
+  // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
+  const watch = new RecordWatch();
   configureLocalMode({
-    ...(db && cache
-      ? {
-          dynamoDbTransport: db.transport,
-          wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
-        }
-      : {}),
+    ...(db ? { dynamoDbTransport: db.transport } : {}),
+    wrapRecordStore: (runnerStore, records) =>
+      watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
+    recordChanges: watch,
     emitEvent: (event) => {
       const delivery = bus
         .then(() => stateChange.handleStateChange(event))
@@ -425,6 +432,8 @@ async function serve(
         server.closeAllConnections();
       }),
   );
+  // Before the connections close: status requests waiting for a change answer with the record they have.
+  undo.push(() => watch.close());
   const address = server.address() as AddressInfo;
   const overridden = process.env[LOCAL_TOKEN_FILE_ENV];
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);
@@ -446,6 +455,23 @@ async function serve(
         }, reconcileEveryMs)
       : undefined;
   timer?.unref();
+  const followEveryMs = options.followEveryMs ?? 2_000;
+  const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
+  const followed = FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name));
+  if (followEveryMs > 0 && followed.length > 0) {
+    const follower = startFollower({
+      schedulers: followed,
+      reconcile: async (scheduler) =>
+        // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
+        (await runnerStore().listActive(scheduler, 1)).records.length === 0
+          ? { checked: 0, changed: 0, errors: 0 }
+          : (await runner(scheduler)).reconcile(scheduler),
+      intervalMs: followEveryMs,
+      onError: (error: unknown) => console.error('following AWS apps failed:', error),
+    });
+    // Before the Runner closes (undo runs newest first).
+    undo.push(() => follower.stop());
+  }
 
   let closing: Promise<void> | undefined;
   return {

@@ -18,6 +18,7 @@ import {
   type AppStatus,
   BACKEND_TEXT_CODES,
   type Cfg,
+  type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
   makeAppHandle,
@@ -35,6 +36,7 @@ import {
   WaitTimeoutError,
 } from './errors.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
+import { stableStringify } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -109,17 +111,6 @@ function hashableCfg(cfg: Readonly<Cfg>): Cfg {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
 export function requestHash(value: unknown): string {
@@ -441,8 +432,19 @@ export class Runner extends Planner {
   async refresh(handle: AppHandle, owner?: string): Promise<AppRecord> {
     const record = await this.get(handle, owner);
     if (isTerminal(record.state)) return record;
-    const sched = this.schedulers.get(record.scheduler);
-    const desc = await sched.describe(record.appId);
+    const desc = await this.schedulers.get(record.scheduler).describe(record.appId);
+    return this.applyDescription(record, desc);
+  }
+
+  /**
+   * Applies what the scheduler said of a record's app (`undefined`: it does not know it) as a transition:
+   * the one path of a refresh and of the reconciler.
+   */
+  private async applyDescription(
+    record: AppRecord,
+    desc: DescribeAppResponse | undefined,
+  ): Promise<AppRecord> {
+    const handle = record.handle;
     if (desc === undefined) {
       if (record.state === 'UNSUBMITTED' && this.now() - record.createdAt > this.submitGraceMs) {
         const outcome = await this.applyTransition(handle, {
@@ -578,9 +580,12 @@ export class Runner extends Planner {
 
   /**
    * Refreshes every non-terminal record of `scheduler` from the scheduler, so a lost event cannot leave an
-   * app RUNNING forever.
+   * app RUNNING forever: a page of up to 100 records at a time, described together (`describeMany`), each
+   * answer applied as a refresh would. The deployed reconciler runs it on a schedule; local mode's follower
+   * runs it every few seconds for the AWS-backed schedulers.
    *
-   * @returns how many records were checked and how many changed.
+   * @returns how many records were checked, how many changed, and how many could not be described or
+   *   updated.
    */
   async reconcile(scheduler: string): Promise<{ checked: number; changed: number; errors: number }> {
     let nextToken: string | undefined;
@@ -589,10 +594,30 @@ export class Runner extends Planner {
     let errors = 0;
     do {
       const page = await this.store.listActive(scheduler, 100, nextToken);
-      for (const record of page.records) {
+      // One batched describe per page (Batch: DescribeJobs of up to 100 jobs), then one transition each.
+      const described =
+        page.records.length === 0
+          ? []
+          : await this.schedulers
+              .get(scheduler)
+              .describeMany(page.records.map((record) => record.appId))
+              .catch((error: unknown) =>
+                page.records.map(() => ({ status: 'rejected', reason: error }) as const),
+              );
+      for (const [i, record] of page.records.entries()) {
         checked += 1;
+        const desc = described[i];
+        if (desc === undefined || desc.status === 'rejected') {
+          errors += 1;
+          continue;
+        }
         try {
-          const after = await this.refresh(record.handle);
+          // An app the scheduler does not know goes through a refresh: it reads the record again before
+          // deciding that a submission was interrupted (the listing may be behind).
+          const after =
+            desc.value === undefined
+              ? await this.refresh(record.handle)
+              : await this.applyDescription(record, desc.value);
           if (after.state !== record.state || after.lastEventTime !== record.lastEventTime) changed += 1;
         } catch {
           errors += 1;

@@ -178,6 +178,11 @@ export const appResponseSchema = z.object({
   /** History entries left out between the first and the newest ones (records are bounded). */
   historyElided: z.optional(z.number()),
   cancelRequestedAt: z.optional(time),
+  /**
+   * Changes whenever anything in the record does; send it back as `waitFor` to wait for the next change.
+   * Absent from servers older than the long poll.
+   */
+  revision: z.optional(z.string()),
 });
 
 /** `POST …/cancel` and `DELETE …` → 202. */

@@ -184,3 +184,37 @@ def test_list_pages_through_every_app(runner: Runner, monkeypatch: pytest.Monkey
     listed = {a.app_handle for a in sched.list()}
     assert handles <= listed
     assert len(calls) >= len(listed)
+
+
+def test_runner_wait_long_polls_the_service_and_status_does_not(
+    runner: Runner, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torchx_serverless.client import TxsClient
+
+    sent: list = []
+    original = TxsClient.request
+
+    def recording(self: TxsClient, method: str, path: str, **kwargs: object) -> object:
+        answer = original(self, method, path, **kwargs)
+        if method == "GET" and path.startswith("/v1/apps/") and not path.endswith("/logs"):
+            sent.append((dict(kwargs.get("query") or {}), answer.get("revision"), answer["status"]["state"]))
+        return answer
+
+    monkeypatch.setattr(TxsClient, "request", recording)
+    gate = workdir / "wait-gate"
+    handle = runner.run(sh(f"while [ ! -e {gate} ]; do sleep 0.02; done"), "txs_local_cwd")
+    runner.status(handle)
+    assert "waitFor" not in sent[-1][0]  # a plain status answers at once
+    opener = threading.Timer(0.5, gate.touch)
+    opener.start()
+    try:
+        assert wait_terminal(runner, handle).state == specs.AppState.SUCCEEDED
+    finally:
+        opener.cancel()
+    held = [(query, revision) for query, revision, _ in sent if "waitFor" in query]
+    assert held, "Runner.wait sent no long poll"
+    # Each held describe asked for the change after the revision the previous describe answered.
+    revisions = [revision for _, revision, _ in sent]
+    for query, _ in held:
+        assert query["waitFor"] in revisions
+    assert sent[-1][2] == "SUCCEEDED"

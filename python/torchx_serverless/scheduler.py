@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import configparser
 import getpass
+import inspect
 import logging
 import os
 import re
+import sys
 import time
 import urllib.parse
 import uuid
@@ -41,6 +43,9 @@ ENDPOINT_OPT = "endpoint"
 
 #: Seconds between polls while following a running app's log.
 TAIL_POLL_SECONDS = 1.0
+
+#: Longest a describe made by TorchX's ``Runner.wait`` is held by the server for a change (seconds).
+WAIT_SECONDS = 20
 
 _TYPES: Dict[str, Type[Any]] = {
     "str": str,
@@ -126,6 +131,8 @@ class TxsScheduler(Scheduler):
         # Apps this instance submitted with an `endpoint` run option: later calls (TorchX's --wait,
         # status, logs) carry no run options but must reach the same API.
         self._app_endpoints: Dict[str, str] = {}
+        # The revision of each app's last describe: TorchX's wait loop asks for the next one (a long poll).
+        self._revisions: Dict[str, str] = {}
 
     # ── endpoint and client ────────────────────────────────────────────────
 
@@ -289,12 +296,25 @@ class TxsScheduler(Scheduler):
     # ── describe / list ────────────────────────────────────────────────────
 
     def describe(self, app_id: str) -> Optional[DescribeAppResponse]:
+        """The app's status from the service.
+
+        Called by TorchX's ``Runner.wait`` (``torchx run --wait``), it is a long poll: the service answers
+        as soon as the app changes since the previous describe (within milliseconds on the local server),
+        or after ``WAIT_SECONDS`` unchanged, so a change is not left waiting for TorchX's next poll. A
+        server that does not hold requests (the deployed API) answers at once, and TorchX's own
+        ``wait_interval`` paces the polls. Any other describe (``torchx status``) answers at once.
+        """
+        seen = self._revisions.get(app_id)
+        query = {"waitFor": seen, "waitSeconds": WAIT_SECONDS} if seen and _inside_runner_wait() else None
         try:
-            record = self._call("GET", self._app_path(app_id), self._app_cfg(app_id))
+            record = self._call("GET", self._app_path(app_id), self._app_cfg(app_id), query=query)
         except TxsError as error:
             if error.code == "UnknownApp":
                 return None
             raise
+        revision = record.get("revision")
+        if isinstance(revision, str) and revision:
+            self._revisions[app_id] = revision
         status = record.get("status") or {}
         app = record.get("app")
         return DescribeAppResponse(
@@ -397,6 +417,27 @@ class TxsScheduler(Scheduler):
             page = self._call(
                 "GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query={**query, "nextToken": token}
             )
+
+
+def _inside_runner_wait() -> bool:
+    """Whether this call comes from TorchX's ``Runner.wait`` (the loop of ``torchx run --wait``).
+
+    TorchX's Scheduler API has no "wait for a change" call: its wait loop describes, then sleeps. Only
+    there may a describe be held by the server; a plain status must answer at once.
+    """
+    try:
+        from torchx.runner.api import Runner
+    except ImportError:  # pragma: no cover - TorchX without a Runner
+        return False
+    target = getattr(inspect.unwrap(Runner.wait), "__code__", None)
+    frame = sys._getframe(1)
+    for _ in range(16):
+        if frame is None:
+            return False
+        if frame.f_code is target:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _local_user() -> Optional[str]:
