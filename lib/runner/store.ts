@@ -4,7 +4,14 @@
  *
  * @module
  */
-import type { AppHandle, AppRecord, AppState, AppStateTransition, NewAppRecord } from '../specs/index.js';
+import type {
+  AppHandle,
+  AppRecord,
+  AppState,
+  AppStateTransition,
+  NewAppRecord,
+  StateReason,
+} from '../specs/index.js';
 
 /**
  * `ListAppsQuery.owner` for every owner's apps (deployment admins only). A symbol, so that no owner name a
@@ -55,6 +62,8 @@ export type TransitionOutcome =
   | {
       applied: true;
       previous: AppState;
+      /** The record's state reason before this transition (absent: it had none). */
+      previousStateReason?: StateReason;
       record: AppRecord;
       /** The record version this transition wrote (the change's event id is `<handle>#<version>`). */
       version: number;

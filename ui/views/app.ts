@@ -12,6 +12,54 @@ export function recordedRequest(app: AppResponse): RunRequest {
   return { scheduler: app.scheduler, session: app.session, app: app.app, cfg: app.cfg ?? {} };
 }
 
+/**
+ * The scheduler's reason for the state (its code, its words, since when, who said it) and how each finished
+ * attempt ended, as `dt`/`dd` pairs of the facts list; nothing when the scheduler gave none.
+ */
+export function reasonFacts(app: AppResponse): HTMLElement[] {
+  const facts: HTMLElement[] = [];
+  const reason = app.status.stateReason;
+  if (reason) {
+    facts.push(
+      h('dt', {}, 'Reason'),
+      h(
+        'dd',
+        { class: 'reason', 'data-reason-code': reason.code ?? '' },
+        reason.code && !reason.text.startsWith(reason.code) ? h('code', {}, reason.code) : null,
+        reason.code && !reason.text.startsWith(reason.code) ? ' ' : null,
+        reason.text,
+        h('div', { class: 'muted small' }, 'since ', time(reason.since), ` · ${reason.source}`),
+      ),
+    );
+  }
+  const attempts = app.status.attemptOutcomes ?? [];
+  if (attempts.length > 0) {
+    facts.push(
+      h('dt', {}, 'Attempts'),
+      h(
+        'dd',
+        {},
+        h(
+          'ol',
+          { class: 'attempts' },
+          ...attempts.map((a) =>
+            h(
+              'li',
+              { value: String(a.attempt) },
+              a.exitCode !== undefined ? `exit ${a.exitCode}` : 'ended',
+              a.reason ? ` — ${a.reason}` : '',
+              a.infrastructure
+                ? h('strong', { class: 'small' }, ' · ended by the infrastructure, not the app’s failure')
+                : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  return facts;
+}
+
 /** Renders the app page; returns the clean-up. */
 export function appView(root: HTMLElement, route: Route): () => void {
   const scheduler = route.scheduler ?? '';
@@ -102,6 +150,7 @@ export function appView(root: HTMLElement, route: Route): () => void {
         app.cancelRequestedAt && h('dd', {}, time(app.cancelRequestedAt)),
         app.status.msg && h('dt', {}, 'Message'),
         app.status.msg && h('dd', { class: 'reason' }, app.status.msg),
+        ...reasonFacts(app),
       ),
       h(
         'div',

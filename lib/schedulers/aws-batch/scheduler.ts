@@ -187,7 +187,7 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
     const job = await this.findJob(appId);
     if (job === undefined) return undefined;
     const nodes = await this.describeNodes(job);
-    const transition = batchTransitionOf(job, 'describe');
+    const transition = batchTransitionOf(job, 'describe', Date.now());
     const rolesStatuses: RoleStatus[] = nodeGroupsOf(job).map(({ role, start, numReplicas }) => ({
       role,
       replicas: Array.from({ length: numReplicas }, (_, id) =>
@@ -203,6 +203,8 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
       rolesStatuses,
       updatedAt: transition.eventTime,
     });
+    if (transition.stateReason !== undefined) response.stateReason = transition.stateReason;
+    if (transition.attemptOutcomes !== undefined) response.attemptOutcomes = transition.attemptOutcomes;
     const uiUrl = batchConsoleUrl(job.jobArn);
     if (uiUrl !== undefined) response.uiUrl = uiUrl;
     return response;
