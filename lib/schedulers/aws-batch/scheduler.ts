@@ -187,7 +187,7 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
     const job = await this.findJob(appId);
     if (job === undefined) return undefined;
     const nodes = await this.describeNodes(job);
-    const transition = batchTransitionOf(job, 'describe', Date.now());
+    const transition = batchTransitionOf(job, 'describe', this.now());
     const rolesStatuses: RoleStatus[] = nodeGroupsOf(job).map(({ role, start, numReplicas }) => ({
       role,
       replicas: Array.from({ length: numReplicas }, (_, id) =>

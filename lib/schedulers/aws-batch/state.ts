@@ -120,8 +120,11 @@ export function batchStateOf(job: BatchJobLike): AppState {
   return state === 'FAILED' && wasCancelled(job) ? 'CANCELLED' : state;
 }
 
-/** Batch's reason code at the start of a `statusReason`: `CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - …`. */
-const REASON_CODE = /^([A-Z][A-Z0-9_]*:[A-Z][A-Z0-9_]*)(?=$|\s)/;
+/**
+ * Batch's reason code at the start of a `statusReason`: `CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - …`,
+ * `MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT - …`, `ACTION_REQUIRED - …`.
+ */
+const REASON_CODE = /^([A-Z][A-Z0-9_]*(?::[A-Z][A-Z0-9_]*)?)(?= - |$)/;
 
 /**
  * What Batch writes as an attempt's `statusReason` when the instance under it went away (a Spot reclaim, a
@@ -293,7 +296,7 @@ export function batchTransitionOf(
   if (reason !== undefined) transition.reason = reason;
   const stateReason = batchStateReasonOf(job, observedAt ?? eventTime);
   if (stateReason !== undefined) transition.stateReason = stateReason;
-  if (job.attempts !== undefined) transition.attemptOutcomes = batchAttemptOutcomesOf(job);
+  if ((job.attempts?.length ?? 0) > 0) transition.attemptOutcomes = batchAttemptOutcomesOf(job);
   const uiUrl = batchConsoleUrl(job.jobArn);
   if (uiUrl !== undefined) transition.uiUrl = uiUrl;
   return transition;
