@@ -107,11 +107,13 @@ export function formatStateReason(
 ): string {
   const since = Date.parse(reason.since);
   const age = Number.isNaN(since) ? '' : `for ${formatAge(now - since)}: `;
-  const text =
-    reason.code !== undefined && !reason.text.startsWith(reason.code)
-      ? `${reason.code}: ${reason.text}`
-      : reason.text;
-  return `${age}${text}`;
+  const code = shownCode(reason);
+  return `${age}${code === undefined ? reason.text : `${code}: ${reason.text}`}`;
+}
+
+/** The reason's code when its text does not already start with it (Batch's texts do), else undefined. */
+export function shownCode(reason: StateReason): string | undefined {
+  return reason.code !== undefined && !reason.text.startsWith(reason.code) ? reason.code : undefined;
 }
 
 /** One line for an attempt: `attempt 1: exit code 137, Host EC2 (instance i-…) terminated. (infrastructure, not the app's failure)`. */

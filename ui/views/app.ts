@@ -1,5 +1,6 @@
 /** An app's page: state, actions, stuck-job hint, timeline, role × replica grid, the request it became. */
 import type { AppResponse } from '../../lib/specs/api.js';
+import { shownCode } from '../../lib/specs/state-reason.js';
 import { api, errorBox, type RunRequest } from '../api.js';
 import { badge, confirmDialog, h, replace, time } from '../dom.js';
 import { stuckHint } from '../hints.js';
@@ -20,13 +21,14 @@ export function reasonFacts(app: AppResponse): HTMLElement[] {
   const facts: HTMLElement[] = [];
   const reason = app.status.stateReason;
   if (reason) {
+    const code = shownCode(reason);
     facts.push(
       h('dt', {}, 'Reason'),
       h(
         'dd',
         { class: 'reason', 'data-reason-code': reason.code ?? '' },
-        reason.code && !reason.text.startsWith(reason.code) ? h('code', {}, reason.code) : null,
-        reason.code && !reason.text.startsWith(reason.code) ? ' ' : null,
+        code ? h('code', {}, code) : null,
+        code ? ' ' : null,
         reason.text,
         h('div', { class: 'muted small' }, 'since ', time(reason.since), ` · ${reason.source}`),
       ),
