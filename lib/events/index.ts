@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { parseBatchAppId, sameQueue } from '../schedulers/aws-batch/describe-mapping.js';
+import { parseBatchAppId, sameQueue } from '../schedulers/aws-batch/app-id.js';
 import { batchTransitionOf, parseEpochMs } from '../schedulers/aws-batch/state.js';
 import { sageMakerTransitionOf } from '../schedulers/aws-sagemaker/state.js';
 import type { AppStateTransition, StateReason } from '../specs/index.js';

@@ -45,17 +45,9 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
-import {
-  type BatchAppId,
-  type NodeGroup,
-  nodeGroupsOf,
-  nodeIndexOf,
-  parseBatchAppId,
-  replicaStatusOf,
-  rolesOf,
-  sameQueue,
-} from './describe-mapping.js';
+import { type NodeGroup, nodeGroupsOf, nodeIndexOf, replicaStatusOf, rolesOf } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
 import { queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
