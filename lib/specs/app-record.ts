@@ -137,7 +137,8 @@ export interface TransitionPosition {
 
 /**
  * True when `next` reports the same state and attempt as `current`, at no later event time, but a different
- * reason that appeared no earlier than the current one: a reason-only update. Batch reports every state
+ * reason that appeared later than the current one (or the first one): a reason-only update. Two different
+ * reasons with the same time are not ordered: the first one delivered stays. Batch reports every state
  * before RUNNING with the same event time (`createdAt`), so a RUNNABLE job that becomes blocked for lack of
  * capacity differs only in its `statusReason`.
  */
@@ -147,7 +148,7 @@ export function isReasonUpdate(current: TransitionPosition, next: AppStateTransi
   if (sameStateReason(current.stateReason, next.stateReason)) return false;
   if (current.stateReason === undefined) return true;
   const since = Date.parse(current.stateReason.since);
-  return Number.isNaN(since) || Date.parse(next.stateReason.since) >= since;
+  return Number.isNaN(since) || Date.parse(next.stateReason.since) > since;
 }
 
 /**

@@ -150,14 +150,21 @@ export function isHostTermination(reason: string | undefined): boolean {
   return HOST_TERMINATED.test(reason ?? '');
 }
 
+/** Batch statuses in which the job waits: without a `statusReason`, the status itself is what Batch says. */
+const WAITING_STATUSES: ReadonlySet<string> = new Set(['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING']);
+
 /**
- * The job's reason for its state with since-when: {@link batchReasonOf}, its Batch code, and `observedAt`
- * (when Batch reported it: the event's time, or now for a description); a finished job's reason holds
- * since `stoppedAt`. Undefined when Batch said nothing.
+ * The job's reason for its state with since-when: {@link batchReasonOf} with its Batch code; for a waiting
+ * job without a `statusReason`, its Batch status (`RUNNABLE`, `STARTING` …), so a reason that no longer
+ * holds is replaced once Batch moves on. It holds since `observedAt` (when Batch reported it: the event's
+ * time, or now for a description); a finished job's since its `stoppedAt`. Undefined when Batch said nothing.
  */
 export function batchStateReasonOf(job: BatchJobLike, observedAt: number): StateReason | undefined {
-  const stoppedAt =
-    job.status === 'FAILED' || job.status === 'SUCCEEDED' ? parseEpochMs(job.stoppedAt) : undefined;
+  const status = job.status ?? '';
+  if (!job.statusReason && WAITING_STATUSES.has(status)) {
+    return makeStateReason('aws_batch', status, observedAt, status);
+  }
+  const stoppedAt = status === 'FAILED' || status === 'SUCCEEDED' ? parseEpochMs(job.stoppedAt) : undefined;
   return makeStateReason(
     'aws_batch',
     batchReasonOf(job),

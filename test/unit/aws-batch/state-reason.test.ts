@@ -38,8 +38,18 @@ describe('Batch state reasons', () => {
       expect(t.stateReason?.since).toBe('2025-01-01T12:35:00.000Z');
     });
 
-    it('gives no state reason for a RUNNABLE job Batch says nothing about', () => {
-      const e = event('batch-single-runnable');
+    it('gives a waiting job without a statusReason its Batch status as the reason (STARTING replaces capacity)', () => {
+      const e = event('batch-single-starting');
+      expect(batchTransitionOf(e.detail, 'event', Date.parse(e.time)).stateReason).toEqual({
+        text: 'STARTING',
+        code: 'STARTING',
+        since: new Date(Date.parse(e.time)).toISOString(),
+        source: 'aws_batch',
+      });
+    });
+
+    it('gives a running job no reason: it waits for nothing', () => {
+      const e = event('batch-single-running');
       expect(batchTransitionOf(e.detail, 'event', Date.parse(e.time)).stateReason).toBeUndefined();
     });
 

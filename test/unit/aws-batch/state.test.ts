@@ -192,8 +192,10 @@ describe('Batch state mapping', () => {
         const t = batchTransitionOf(eventDetail(name), 'event');
         const decision = decideTransition(position, t);
         decisions.push(decision);
-        if (decision === 'apply')
+        if (decision === 'apply') {
           position = { state: t.state, attempt: t.attempt, lastEventTime: t.eventTime };
+          if (t.stateReason !== undefined) position.stateReason = t.stateReason;
+        }
       }
       expect(decisions).toEqual(['apply', 'duplicate', 'apply', 'apply', 'apply']);
       expect(
