@@ -154,15 +154,21 @@ export function isHostTermination(reason: string | undefined): boolean {
 const WAITING_STATUSES: ReadonlySet<string> = new Set(['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING']);
 
 /**
- * The job's reason for its state with since-when: {@link batchReasonOf} with its Batch code; for a waiting
- * job without a `statusReason`, its Batch status (`RUNNABLE`, `STARTING` …), so a reason that no longer
- * holds is replaced once Batch moves on. It holds since `observedAt` (when Batch reported it: the event's
- * time, or now for a description); a finished job's since its `stoppedAt`. Undefined when Batch said nothing.
+ * The job's reason for its state with since-when: {@link batchReasonOf} with its Batch code, holding since
+ * `observedAt` (when Batch reported it: the event's time, or now for a description), or since `stoppedAt`
+ * once the job finished. A waiting job without a `statusReason` gets its Batch status as the reason:
+ * `STARTING` since `observedAt`, so a capacity reason gives way once the job is placed; `SUBMITTED`,
+ * `PENDING` and `RUNNABLE` since the job (or its latest retry) entered the queue, so they never replace a
+ * reason that appeared later (the queue-blocked reason of a job behind the blocked one, which Batch gives no
+ * `statusReason` of its own). Undefined when Batch said nothing.
  */
 export function batchStateReasonOf(job: BatchJobLike, observedAt: number): StateReason | undefined {
   const status = job.status ?? '';
   if (!job.statusReason && WAITING_STATUSES.has(status)) {
-    return makeStateReason('aws_batch', status, observedAt, status);
+    const attempts = job.attempts ?? [];
+    const queuedAt = parseEpochMs(attempts[attempts.length - 1]?.stoppedAt) ?? parseEpochMs(job.createdAt);
+    const since = status === 'STARTING' ? observedAt : (queuedAt ?? observedAt);
+    return makeStateReason('aws_batch', status, since, status);
   }
   const stoppedAt = status === 'FAILED' || status === 'SUCCEEDED' ? parseEpochMs(job.stoppedAt) : undefined;
   return makeStateReason(

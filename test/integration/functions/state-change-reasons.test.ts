@@ -95,5 +95,8 @@ describe('handleStateChange with state reasons', () => {
       /^the queue is blocked by job blocked-head: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - /,
     );
     expect((await store.get(other))?.stateReason).toBeUndefined();
+    // Batch's own events for the job behind say only RUNNABLE (redelivered): the queue's reason stays.
+    await handleStateChange(batch('single-runnable', 'blocked-behind'));
+    expect((await store.get(behind))?.stateReason?.text).toMatch(/^the queue is blocked by job blocked-head/);
   });
 });

@@ -48,6 +48,14 @@ describe('Batch state reasons', () => {
       });
     });
 
+    it('holds a RUNNABLE job’s bare status since it was queued, so it never replaces a later reason', () => {
+      const e = event('batch-single-runnable');
+      expect(batchTransitionOf(e.detail, 'event', Date.parse(e.time)).stateReason).toMatchObject({
+        code: 'RUNNABLE',
+        since: new Date(Number(e.detail.createdAt)).toISOString(),
+      });
+    });
+
     it('gives a running job no reason: it waits for nothing', () => {
       const e = event('batch-single-running');
       expect(batchTransitionOf(e.detail, 'event', Date.parse(e.time)).stateReason).toBeUndefined();
