@@ -20,6 +20,7 @@ export function summaryView(record: AppRecord) {
     updatedAt: iso(record.updatedAt),
   };
   if (record.reason !== undefined) view.reason = record.reason;
+  if (record.stateReason !== undefined) view.stateReason = record.stateReason;
   return view;
 }
 

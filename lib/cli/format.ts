@@ -7,6 +7,7 @@
 import type { ComponentDescription } from '../components/index.js';
 import { APP_STATES, type AppState } from '../specs/app-state.js';
 import { pythonRepr } from '../specs/run-opts.js';
+import { formatAttemptOutcome, formatStateReason } from '../specs/state-reason.js';
 import { AppStatus } from '../specs/status.js';
 import type {
   AppCountsResponse,
@@ -17,7 +18,7 @@ import type {
 } from './api-types.js';
 import { runOptsFromDescriptions } from './cfg.js';
 import { escapeStrict, TERMINAL_CONTROLS } from './terminal-text.js';
-import { formatLocalTime } from './time.js';
+import { formatElapsed, formatLocalTime } from './time.js';
 
 const { green: GREEN, red: RED, bold: BOLD, reset: RESET } = TERMINAL_CONTROLS;
 
@@ -85,14 +86,21 @@ export function formatAppCounts(result: AppCountsResponse, states: readonly AppS
 }
 
 /**
- * TorchX's `AppStatus.format()` for the app, optionally only for some roles.
+ * TorchX's `AppStatus.format()` for the app, optionally only for some roles, followed by the scheduler's
+ * reason for the state with since-when (`Reason: for 40m00s: CAPACITY:…`) and how each finished attempt
+ * ended (an attempt the infrastructure ended is marked as not the app's failure).
  *
+ * @param now epoch ms, for how long the reason has held
  * @example
  * ```ts
  * formatStatus(await client.getApp(handle)); // 'AppStatus:\n    State: RUNNING\n …'
  * ```
  */
-export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly string[]): string {
+export function formatStatus(
+  app: Pick<AppResponse, 'status'>,
+  roles?: readonly string[],
+  now: number = Date.now(),
+): string {
   const status = new AppStatus({
     state: app.status.state,
     numRestarts: app.status.numRestarts,
@@ -101,7 +109,15 @@ export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly 
     roles: app.status.roles ?? [],
     ...(app.status.uiUrl === undefined || app.status.uiUrl === null ? {} : { uiUrl: app.status.uiUrl }),
   });
-  return status.format(roles);
+  const lines: string[] = [];
+  const reason = app.status.stateReason;
+  if (reason !== undefined && reason !== null) {
+    lines.push(`Reason: ${formatStateReason(reason, now, formatElapsed)} (${reason.source})`);
+  }
+  const attempts = app.status.attemptOutcomes ?? [];
+  if (attempts.length > 0) lines.push('Attempts:', ...attempts.map((a) => `  ${formatAttemptOutcome(a)}`));
+  const extra = lines.map((line) => `${line}\n    `).join('');
+  return `${status.format(roles)}${extra}`;
 }
 
 const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+:-]*$/;

@@ -4,6 +4,7 @@
  * @module
  */
 import { type AppState, isTerminal } from '../specs/app-state.js';
+import { formatStateReason, type StateReason } from '../specs/state-reason.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
 import type { OutputStream } from './io.js';
@@ -42,11 +43,21 @@ export function pollDelay(waitedMs: number, previousDelayMs: number): number {
 /** How often `--wait` asks the scheduler itself (`?refresh=true`), so a lost event cannot stall it. */
 export const REFRESH_EVERY_MS = 60_000;
 
+/** States in which the app waits for the scheduler: their reason reads "waiting for 40m00s: …". */
+const WAITING: ReadonlySet<AppState> = new Set<AppState>(['UNSUBMITTED', 'SUBMITTED', 'PENDING']);
+
+/** `waiting for 40m00s: CAPACITY:… (aws_batch)` for a waiting state; without "waiting" for others. */
+function reasonText(state: AppState, reason: StateReason, now: number): string {
+  return `${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`;
+}
+
 /**
  * Prints state transitions, one line each: elapsed time since the app was created, the state, and the
  * scheduler's reason when there is one (except for SUCCEEDED). Transitions come from the app's `history`, so a state that lasted
- * less than a poll interval is still shown. On a terminal (and when `live`), the current state's line is
- * redrawn with a running clock.
+ * less than a poll interval is still shown. While the app is not finished, each new reason the scheduler
+ * gives for its state (`stateReason`) is a line too, with how long it has held:
+ * `   3m12s  PENDING  waiting for 40m00s: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - …`. On a terminal (and
+ * when `live`), the current state's line is redrawn with a running clock and the current reason.
  */
 export class TransitionPrinter {
   private readonly printed = new Set<string>();
@@ -75,6 +86,16 @@ export class TransitionPrinter {
     }
     const state = app.status.state;
     if (state !== this.lastState) this.line(this.now() - created, state, undefined);
+    const reason = app.status.stateReason;
+    if (reason !== undefined && !isTerminal(state)) {
+      const key = `reason|${state}|${reason.code ?? ''}|${reason.text}|${reason.since}`;
+      if (!this.printed.has(key)) {
+        this.printed.add(key);
+        this.clearLive();
+        const text = reasonText(state, reason, this.now());
+        this.out.write(`${formatElapsed(this.now() - created).padStart(8)}  ${state}  ${text}\n`);
+      }
+    }
     this.redrawLive();
   }
 
@@ -95,7 +116,9 @@ export class TransitionPrinter {
       return;
     }
     const created = toEpochMs(this.app.createdAt) ?? this.now();
-    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …`;
+    const reason = this.app.status.stateReason;
+    const why = reason === undefined ? '' : `  ${reasonText(state, reason, this.now()).slice(0, 100)}`;
+    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …${why}`;
     this.out.write(`${TERMINAL_CONTROLS.clearLine}${text}`);
     this.liveText = text;
   }

@@ -14,6 +14,7 @@ import {
   isTerminal,
   makeAppHandle,
   parseAppHandle,
+  type StateReason,
   UnknownAppError,
 } from '../specs/index.js';
 import { recordRevision } from './revision.js';
@@ -205,7 +206,49 @@ export class AppRecords {
     }
     return this.applyTransition(record.handle, transition, record);
   }
+
+  /**
+   * Gives every waiting (SUBMITTED or PENDING) app of `scheduler` that `matches` the reason it waits for,
+   * as a reason-only update of its current state (a "Batch Job Queue Blocked" event: the apps behind the
+   * blocked job wait for the same reason). Apps that moved on meanwhile are left alone; an app already
+   * showing this reason keeps its since-when. Reads at most {@link WAITING_SCAN_CAP} active records.
+   *
+   * @returns how many records took the reason.
+   */
+  async applyWaitingReason(
+    scheduler: string,
+    matches: (appId: string) => boolean,
+    stateReason: StateReason,
+  ): Promise<number> {
+    let applied = 0;
+    let nextToken: string | undefined;
+    for (let read = 0; read < WAITING_SCAN_CAP; ) {
+      const page = await this.store.listActive(scheduler, 100, nextToken);
+      read += Math.max(page.records.length, 1);
+      for (const record of page.records) {
+        if ((record.state !== 'PENDING' && record.state !== 'SUBMITTED') || !matches(record.appId)) continue;
+        const outcome = await this.store.transition(
+          record.handle,
+          {
+            state: record.state,
+            attempt: record.attempt,
+            eventTime: record.lastEventTime,
+            source: 'event',
+            stateReason,
+          },
+          record,
+        );
+        if (outcome.applied) applied += 1;
+      }
+      nextToken = page.nextToken;
+      if (nextToken === undefined) break;
+    }
+    return applied;
+  }
 }
+
+/** Active records read at most by one {@link AppRecords.applyWaitingReason} (pages of 100). */
+const WAITING_SCAN_CAP = 1_000;
 
 /** The AppStatus a record stands for. */
 export function statusOfRecord(record: AppRecord): AppStatus {
@@ -216,5 +259,8 @@ export function statusOfRecord(record: AppRecord): AppStatus {
     roles: record.roles,
   };
   if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
+  if (record.stateReason !== undefined) init.stateReason = record.stateReason;
+  if (record.attemptOutcomes !== undefined && record.attemptOutcomes.length > 0)
+    init.attemptOutcomes = record.attemptOutcomes;
   return new AppStatus(init);
 }

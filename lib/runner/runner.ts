@@ -468,6 +468,8 @@ export class Runner extends Planner {
     if (desc.msg && desc.msg !== '<NONE>') transition.reason = desc.msg;
     if (desc.numRestarts >= 0) transition.numRestarts = desc.numRestarts;
     if (desc.uiUrl !== undefined) transition.uiUrl = desc.uiUrl;
+    if (desc.stateReason !== undefined) transition.stateReason = desc.stateReason;
+    if (desc.attemptOutcomes !== undefined) transition.attemptOutcomes = desc.attemptOutcomes;
     const outcome = await this.applyTransition(handle, transition, record);
     return outcome.record ?? record;
   }

@@ -12,6 +12,7 @@ import type {
   AppStateTransition,
   FieldIssue,
   NewAppRecord,
+  StateReason,
 } from '../specs/index.js';
 
 /**
@@ -63,6 +64,8 @@ export type TransitionOutcome =
   | {
       applied: true;
       previous: AppState;
+      /** The record's state reason before this transition (absent: it had none). */
+      previousStateReason?: StateReason;
       record: AppRecord;
       /** The record version this transition wrote (the change's event id is `<handle>#<version>`). */
       version: number;

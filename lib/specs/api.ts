@@ -22,6 +22,27 @@ const handleFields = {
   appId: z.string(),
 };
 
+/** Why an app is in its state, in its scheduler's words, and since when (`StateReason`). */
+export const stateReasonSchema = z.object({
+  text: z.string(),
+  /** Machine-readable part: a Batch code, SageMaker's SecondaryStatus, Slurm's state_reason, a pod condition reason. */
+  code: z.optional(z.string()),
+  /** ISO-8601 time the reason first appeared. */
+  since: z.string(),
+  source: z.string(),
+});
+
+/** How one finished attempt ended (`AttemptOutcome`). */
+export const attemptOutcomeSchema = z.object({
+  attempt: z.number(),
+  exitCode: z.optional(z.number()),
+  reason: z.optional(z.string()),
+  startedAt: z.optional(z.string()),
+  stoppedAt: z.optional(z.string()),
+  /** True when the infrastructure ended the attempt (Spot reclaim, host termination), not the app. */
+  infrastructure: z.optional(z.boolean()),
+});
+
 /** What a scheduler supports (`GET /v1/schedulers`). */
 export const schedulerCapabilitiesSchema = z.object({
   cancel: z.boolean(),
@@ -110,6 +131,7 @@ export const appSummarySchema = z.object({
   owner: z.optional(z.string()),
   state: appState,
   reason: z.optional(z.string()),
+  stateReason: z.optional(stateReasonSchema),
   createdAt: time,
   updatedAt: z.optional(time),
 });
@@ -162,6 +184,8 @@ export const appStatusSchema = z.object({
       ),
     }),
   ),
+  stateReason: z.optional(stateReasonSchema),
+  attemptOutcomes: z.optional(z.array(attemptOutcomeSchema)),
 });
 
 /** `GET /v1/apps/{scheduler}/{appId}` → 200. */

@@ -8,6 +8,7 @@ import type { Role } from './app-def.js';
 import { NONE } from './app-def.js';
 import { type AppState, isTerminal } from './app-state.js';
 import { AppStatusError } from './errors.js';
+import type { AttemptOutcome, StateReason } from './state-reason.js';
 
 /** Status of one replica (node) of a role. */
 export interface ReplicaStatus {
@@ -40,6 +41,10 @@ export interface AppStatusData {
   structuredErrorMsg: string;
   uiUrl?: string;
   roles: RoleStatus[];
+  /** The scheduler's reason for the state and since when (torchx-serverless addition). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (torchx-serverless addition). */
+  attemptOutcomes?: AttemptOutcome[];
 }
 
 const APP_STATUS_TEMPLATE = (s: {
@@ -80,6 +85,8 @@ export class AppStatus implements AppStatusData {
   structuredErrorMsg: string;
   uiUrl?: string;
   roles: RoleStatus[];
+  stateReason?: StateReason;
+  attemptOutcomes?: AttemptOutcome[];
 
   constructor(init: Pick<AppStatusData, 'state'> & Partial<AppStatusData>) {
     this.state = init.state;
@@ -88,6 +95,8 @@ export class AppStatus implements AppStatusData {
     this.structuredErrorMsg = init.structuredErrorMsg ?? NONE;
     if (init.uiUrl !== undefined) this.uiUrl = init.uiUrl;
     this.roles = init.roles ?? [];
+    if (init.stateReason !== undefined) this.stateReason = init.stateReason;
+    if (init.attemptOutcomes !== undefined) this.attemptOutcomes = init.attemptOutcomes;
   }
 
   /** True when the state is terminal. */
@@ -138,6 +147,8 @@ export class AppStatus implements AppStatusData {
       roles: this.roles,
     };
     if (this.uiUrl !== undefined) data.uiUrl = this.uiUrl;
+    if (this.stateReason !== undefined) data.stateReason = this.stateReason;
+    if (this.attemptOutcomes !== undefined) data.attemptOutcomes = this.attemptOutcomes;
     return data;
   }
 
@@ -218,6 +229,10 @@ export interface DescribeAppResponse {
   updatedAt?: number;
   /** Progress counter with the meaning of `AppStateTransition.attempt` (Batch attempts, SageMaker steps). */
   attempt?: number;
+  /** The scheduler's reason for the state, with since-when (torchx-serverless addition). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (torchx-serverless addition). */
+  attemptOutcomes?: AttemptOutcome[];
 }
 
 /**

@@ -1,5 +1,6 @@
 /** An app's page: state, actions, stuck-job hint, timeline, role × replica grid, the request it became. */
 import type { AppResponse } from '../../lib/specs/api.js';
+import { shownCode } from '../../lib/specs/state-reason.js';
 import { api, errorBox, type RunRequest } from '../api.js';
 import { badge, confirmDialog, h, replace, time } from '../dom.js';
 import { stuckHint } from '../hints.js';
@@ -27,6 +28,55 @@ export function parseEnvLines(text: string): Record<string, string> {
     env[line.slice(0, eq).trim()] = line.slice(eq + 1);
   }
   return env;
+}
+
+/**
+ * The scheduler's reason for the state (its code, its words, since when, who said it) and how each finished
+ * attempt ended, as `dt`/`dd` pairs of the facts list; nothing when the scheduler gave none.
+ */
+export function reasonFacts(app: AppResponse): HTMLElement[] {
+  const facts: HTMLElement[] = [];
+  const reason = app.status.stateReason;
+  if (reason) {
+    const code = shownCode(reason);
+    facts.push(
+      h('dt', {}, 'Reason'),
+      h(
+        'dd',
+        { class: 'reason', 'data-reason-code': reason.code ?? '' },
+        code ? h('code', {}, code) : null,
+        code ? ' ' : null,
+        reason.text,
+        h('div', { class: 'muted small' }, 'since ', time(reason.since), ` · ${reason.source}`),
+      ),
+    );
+  }
+  const attempts = app.status.attemptOutcomes ?? [];
+  if (attempts.length > 0) {
+    facts.push(
+      h('dt', {}, 'Attempts'),
+      h(
+        'dd',
+        {},
+        h(
+          'ol',
+          { class: 'attempts' },
+          ...attempts.map((a) =>
+            h(
+              'li',
+              { value: String(a.attempt) },
+              a.exitCode !== undefined ? `exit ${a.exitCode}` : 'ended',
+              a.reason ? ` — ${a.reason}` : '',
+              a.infrastructure
+                ? h('strong', { class: 'small' }, ' · ended by the infrastructure, not the app’s failure')
+                : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  return facts;
 }
 
 /** Renders the app page; returns the clean-up. */
@@ -147,6 +197,7 @@ export function appView(root: HTMLElement, route: Route): () => void {
         app.cancelRequestedAt && h('dd', {}, time(app.cancelRequestedAt)),
         app.status.msg && h('dt', {}, 'Message'),
         app.status.msg && h('dd', { class: 'reason' }, app.status.msg),
+        ...reasonFacts(app),
       ),
       h(
         'div',

@@ -45,17 +45,9 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
-import {
-  type BatchAppId,
-  type NodeGroup,
-  nodeGroupsOf,
-  nodeIndexOf,
-  parseBatchAppId,
-  replicaStatusOf,
-  rolesOf,
-  sameQueue,
-} from './describe-mapping.js';
+import { type NodeGroup, nodeGroupsOf, nodeIndexOf, replicaStatusOf, rolesOf } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
 import { queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
@@ -224,7 +216,7 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
   /** The app `appId` is, from its described job (and its node jobs, for a started multi-node job). */
   private async describeJob(appId: string, job: JobDetail): Promise<DescribeAppResponse> {
     const nodes = await this.describeNodes(job);
-    const transition = batchTransitionOf(job, 'describe');
+    const transition = batchTransitionOf(job, 'describe', this.now());
     const rolesStatuses: RoleStatus[] = nodeGroupsOf(job).map(({ role, start, numReplicas }) => ({
       role,
       replicas: Array.from({ length: numReplicas }, (_, id) =>
@@ -240,6 +232,8 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
       rolesStatuses,
       updatedAt: transition.eventTime,
     });
+    if (transition.stateReason !== undefined) response.stateReason = transition.stateReason;
+    if (transition.attemptOutcomes !== undefined) response.attemptOutcomes = transition.attemptOutcomes;
     const uiUrl = batchConsoleUrl(job.jobArn);
     if (uiUrl !== undefined) response.uiUrl = uiUrl;
     return response;

@@ -128,6 +128,11 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
     return describeVolcanoJob(appId, object);
   }
 
+  /** Volcano labels every pod of a job with `volcano.sh/job-name`. */
+  protected override podSelector(name: string): string {
+    return `volcano.sh/job-name=${name}`;
+  }
+
   protected podTemplates(object: K8sObject): K8sObject[] {
     const tasks = ((object.spec as { tasks?: { template?: K8sObject }[] } | undefined)?.tasks ?? []) as {
       template?: K8sObject;

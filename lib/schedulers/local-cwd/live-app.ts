@@ -13,9 +13,11 @@ import {
   type AppState,
   type AppStateTransition,
   isTerminal,
+  makeStateReason,
   NONE,
   type ReplicaStatus,
   type RoleStatus,
+  type StateReason,
 } from '../../specs/index.js';
 import { type LocalAppRecord, type LocalReplicaRecord, writeAppRecord } from './app-store.js';
 import { ReplicaLogTailer } from './log-tail.js';
@@ -31,6 +33,25 @@ import type { LocalCwdReplicaSpec } from './translate.js';
 
 /** A state change of a local app, shaped like the transitions EventBridge events become. */
 export type LocalStateChange = AppStateTransition & { appId: string };
+
+/**
+ * What a local app waits for or why it ended, and only that: `starting N replicas` while SUBMITTED (since
+ * it was created); the end reason of a finished app (since it finished). Undefined while it runs, and for a
+ * finished app without a reason.
+ *
+ * @param reason the end reason to report (the record's, or with the stderr tail)
+ */
+export function localStateReasonOf(
+  record: Pick<LocalAppRecord, 'state' | 'replicas' | 'createdAt' | 'updatedAt' | 'finishedAt'>,
+  reason: string | undefined,
+): StateReason | undefined {
+  if (record.state === 'SUBMITTED') {
+    const n = record.replicas.length;
+    return makeStateReason('local_cwd', `starting ${n} replica${n === 1 ? '' : 's'}`, record.createdAt);
+  }
+  if (!isTerminal(record.state)) return undefined;
+  return makeStateReason('local_cwd', reason, record.finishedAt ?? record.updatedAt);
+}
 
 /** What a live app needs from its scheduler. */
 export interface LiveAppDeps {
@@ -547,6 +568,8 @@ export class LiveApp {
       uiUrl: uiUrlOf(this.record),
     };
     if (isTerminal(state) && this.record.reason !== undefined) change.reason = this.record.reason;
+    const stateReason = localStateReasonOf(this.record, change.reason);
+    if (stateReason !== undefined) change.stateReason = stateReason;
     const snapshot = structuredClone(this.record);
     this.queue = this.queue.then(async () => {
       try {

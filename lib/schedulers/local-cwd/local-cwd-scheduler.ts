@@ -55,7 +55,14 @@ import {
   type SupervisorRef,
 } from './app-store.js';
 import { reasonWithStderrTail } from './failure-detail.js';
-import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
+import {
+  LiveApp,
+  type LiveAppDeps,
+  type LocalStateChange,
+  localStateReasonOf,
+  roleStatusesOf,
+  uiUrlOf,
+} from './live-app.js';
 import { readLogLines } from './log-files.js';
 import { findExecutable, isDirectory, processLiveness, processRef } from './processes.js';
 import {
@@ -506,7 +513,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (record === undefined) return undefined;
     const terminal = isTerminal(record.state);
     const reason = terminal ? await reasonWithStderrTail(record) : undefined;
-    return makeDescribeAppResponse({
+    const desc = makeDescribeAppResponse({
       appId,
       state: record.state,
       numRestarts: 0,
@@ -519,6 +526,9 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       roles: structuredClone(record.app.roles),
       updatedAt: record.updatedAt,
     });
+    const stateReason = localStateReasonOf(record, reason);
+    if (stateReason !== undefined) desc.stateReason = stateReason;
+    return desc;
   }
 
   /** Every app under the data directory, newest first. Unreadable records are reported and skipped. */
