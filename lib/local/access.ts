@@ -10,6 +10,9 @@
  *    `/proc/net/tcp{,6}` — so other users of a shared machine cannot drive it, and `curl` from the same user
  *    works unchanged; refused with 401 otherwise.
  *
+ * A request through the server's own Unix socket (`own-socket.ts`: in a directory only the server's OS user
+ * can enter) is that user's by construction, and is admitted without these checks (no browser reaches it).
+ *
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -216,8 +219,12 @@ export class LocalAccess {
     this.readProcNet = coalescedProcNetReader(options.readProcNet ?? readProcNet);
   }
 
-  /** Undefined when `req` may proceed, else the refusal to send. */
-  async check(req: IncomingMessage): Promise<Refusal | undefined> {
+  /**
+   * Undefined when `req` may proceed, else the refusal to send. `viaOwnSocket`: `req` came through the
+   * server's own Unix socket, so it is the server's own user's.
+   */
+  async check(req: IncomingMessage, viaOwnSocket = false): Promise<Refusal | undefined> {
+    if (viaOwnSocket) return undefined;
     const hostRefusal = checkHostAndOrigin(req, this.options.port);
     if (hostRefusal) return hostRefusal;
     const presented = bearerToken(req);

@@ -17,6 +17,7 @@ import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { configureLocalMode } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
+import { socketBesideToken } from '../cli/local-socket.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { serveUi } from '../cli/ui-assets.js';
@@ -25,6 +26,7 @@ import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
+import { listenOnOwnSocket } from './own-socket.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
@@ -66,6 +68,13 @@ export interface LocalServer {
   tokenFile: string;
   /** The token a client sends as `Authorization: Bearer <token>`. */
   token: string;
+  /**
+   * The server's own Unix socket beside the token file (`<port>.sock`), through which its OS user's clients
+   * are admitted without a token; removed by {@link LocalServer.close}. Undefined when it has none.
+   */
+  socketFile: string | undefined;
+  /** Why the server has no own socket (when {@link LocalServer.socketFile} is undefined). */
+  socketSkipped: string | undefined;
   /**
    * A new one-time link to the dashboard (`<url>/?token=…`) that a browser exchanges for a session cookie:
    * how a browser gets in where its OS user cannot be read from `/proc/net/tcp`. Only the newest link works,
@@ -316,15 +325,16 @@ async function serve(
   let link!: OneTimeLink;
   let origin = '';
 
-  const server: Server = createServer(async (req, res) => {
+  // `viaOwnSocket`: the request came through the server's own Unix socket, which only its OS user reaches.
+  const handle = async (req: IncomingMessage, res: ServerResponse, viaOwnSocket: boolean): Promise<void> => {
     try {
       // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
-      if (checkHostAndOrigin(req, access.port) === undefined && link.exchange(req, res)) {
+      if (!viaOwnSocket && checkHostAndOrigin(req, access.port) === undefined && link.exchange(req, res)) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
         req.resume();
         return;
       }
-      const refusal = await access.check(req);
+      const refusal = await access.check(req, viaOwnSocket);
       if (refusal) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
@@ -398,7 +408,8 @@ async function serve(
         sendJson(res, 500, { error: { code: 'InternalError', message: 'local server error' } });
       else res.end();
     }
-  });
+  };
+  const server: Server = createServer((req, res) => handle(req, res, false));
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
     await closeRunner();
@@ -424,6 +435,11 @@ async function serve(
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
+    handle(req, res, true),
+  );
+  undo.push(() => ownSocket.close());
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   link = new OneTimeLink({
     port: address.port,
@@ -433,7 +449,7 @@ async function serve(
     port: address.port,
     token,
     tokenFile,
-    uid: typeof process.getuid === 'function' ? process.getuid() : undefined,
+    uid,
     ...(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
     link,
   });
@@ -453,6 +469,8 @@ async function serve(
     dataDir,
     tokenFile,
     token,
+    socketFile: ownSocket.file,
+    socketSkipped: ownSocket.skipped,
     newDashboardLink: () => link.newLink(origin),
     close() {
       if (timer) clearInterval(timer);

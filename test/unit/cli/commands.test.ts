@@ -16,7 +16,11 @@ async function txs(
   args: string[],
   io: MemoryIO = memoryIO(),
 ): Promise<{ code: number; out: string; err: string; io: MemoryIO }> {
-  const code = await main(args, { ...io, env: { TXS_ENDPOINT: api.url, ...io.env } } as MemoryIO);
+  // The fake API has its own socket as the local server does: it counts as the caller's own server.
+  const code = await main(args, {
+    ...io,
+    env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv, ...io.env },
+  } as MemoryIO);
   return { code, out: io.out(), err: io.errText(), io };
 }
 
@@ -29,7 +33,7 @@ describe('txs run', () => {
     expect(out).toBe('local_cwd://torchx/echo-1\n');
     expect(posted('/v1/apps')[0]?.body).toEqual({
       scheduler: 'local_cwd',
-      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } },
+      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } },
       component: 'utils.echo',
       args: ['--msg', 'hello world', '--wait', '--', '-x'],
     });
@@ -39,7 +43,10 @@ describe('txs run', () => {
     const io = memoryIO({ cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x' } });
     await txs(['run', 'utils.echo'], io);
     expect(posted('/v1/apps')[0]?.body).toMatchObject({
-      cfg: { cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url } },
+      cfg: {
+        cwd: '/home/me/exp',
+        env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url, ...api.ownSocketEnv },
+      },
     });
     await txs(['run', '-cfg', 'cwd=/data,env=A:1', 'utils.echo'], memoryIO({ cwd: '/home/me/exp' }));
     expect(posted('/v1/apps')[1]?.body).toMatchObject({ cfg: { cwd: '/data', env: { A: '1' } } });
@@ -188,7 +195,7 @@ describe('txs run', () => {
     expect((await txs(['run', '--app', '-'], memoryIO({ stdin: JSON.stringify(app) }))).code).toBe(
       ExitCode.OK,
     );
-    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } };
+    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } };
     expect(posted('/v1/apps').map((r) => r.body)).toEqual([
       { scheduler: 'local_cwd', cfg, app },
       { scheduler: 'local_cwd', cfg, app },
