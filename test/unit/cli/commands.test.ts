@@ -54,6 +54,38 @@ describe('txs run', () => {
     expect(posted('/v1/apps')[2]?.body).toEqual(expect.objectContaining({ cfg: { queue: 'q' } }));
   });
 
+  it('sends neither the environment nor the working directory to a server not proven the caller’s (a .txsconfig pointing elsewhere)', async () => {
+    // No own socket for this endpoint: a cloned repository's .txsconfig names a server that is not ours.
+    const io = memoryIO({
+      cwd: '/home/me/clone',
+      env: { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-secret' },
+      files: { '/home/me/clone/.txsconfig': `[txs]\nendpoint = ${api.url}\n` },
+    });
+    for (const args of [['run', 'utils.echo'], ['run', '--dryrun', 'utils.echo']]) {
+      expect(await main(args, io)).toBe(ExitCode.OK);
+    }
+    const sent = api.requests.filter((r) => r.method === 'POST');
+    expect(sent.map((r) => r.path)).toEqual(['/v1/apps', '/v1/dryrun']);
+    for (const request of sent) {
+      expect(request.body).toEqual({ scheduler: 'local_cwd', component: 'utils.echo', args: [] });
+      expect(JSON.stringify(request)).not.toContain('wJalrXUtnFEMI-secret');
+    }
+    expect(io.errText()).toContain(
+      `warning: ${api.url} is not proven to be your own local server (no local server socket at`,
+    );
+  });
+
+  it('refuses -cfg env for a server not proven the caller’s, naming why, with nothing submitted', async () => {
+    const io = memoryIO({ env: { TXS_ENDPOINT: api.url } });
+    const code = await main(['run', '-cfg', 'env=TOKEN:abc', 'utils.echo'], io);
+    expect(code).toBe(ExitCode.USAGE);
+    expect(io.errText()).toContain(
+      `error: cfg env is sent only to your own local server, and ${api.url} is not proven to be yours`,
+    );
+    expect(io.errText()).toContain('hint: run against the local server you started');
+    expect(api.requests.filter((r) => r.method === 'POST')).toEqual([]);
+  });
+
   it("prints the API's warnings on stderr, for a run and a dry run", async () => {
     api.nextRun = {
       warnings: ['`prioirty` is not a run option of local_cwd; ignoring it; did you mean `priority`?'],
