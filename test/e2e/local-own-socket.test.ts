@@ -79,8 +79,18 @@ async function txs(env: Record<string, string>, ...args: string[]) {
   let out = '';
   let err = '';
   const io: CliIO = {
-    stdout: { write: (t) => void (out += t), isTTY: false },
-    stderr: { write: (t) => void (err += t), isTTY: false },
+    stdout: {
+      write: (t) => {
+        out += t;
+      },
+      isTTY: false,
+    },
+    stderr: {
+      write: (t) => {
+        err += t;
+      },
+      isTTY: false,
+    },
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     cwd: root,
     homeDir: root,
