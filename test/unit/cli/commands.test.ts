@@ -61,7 +61,10 @@ describe('txs run', () => {
       env: { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-secret' },
       files: { '/home/me/clone/.txsconfig': `[txs]\nendpoint = ${api.url}\n` },
     });
-    for (const args of [['run', 'utils.echo'], ['run', '--dryrun', 'utils.echo']]) {
+    for (const args of [
+      ['run', 'utils.echo'],
+      ['run', '--dryrun', 'utils.echo'],
+    ]) {
       expect(await main(args, io)).toBe(ExitCode.OK);
     }
     const sent = api.requests.filter((r) => r.method === 'POST');

@@ -41,7 +41,9 @@ describe('findOwnSocket', () => {
   it('finds the socket beside the token file, for every loopback name of the port', async () => {
     const env = await ownSocketIn(join(root, 'private'));
     for (const endpoint of ['http://localhost:8080', 'http://127.0.0.1:8080', 'http://[::1]:8080/']) {
-      expect(await findOwnSocket(endpoint, { env, uid })).toEqual({ path: join(root, 'private', '8080.sock') });
+      expect(await findOwnSocket(endpoint, { env, uid })).toEqual({
+        path: join(root, 'private', '8080.sock'),
+      });
     }
     expect(localSocketFile(8080, {}, '/home/me')).toBe('/home/me/.txs/local/8080.sock');
   });
@@ -92,7 +94,9 @@ describe('findOwnSocket', () => {
   it('refuses a plain file in place of the socket, a missing socket, and a platform without uids', async () => {
     const env = { TXS_LOCAL_TOKEN_FILE: join(root, 'p', '8080.token') };
     mkdirSync(join(root, 'p'), { mode: 0o700 });
-    expect((await findOwnSocket('http://localhost:8080', { env, uid })).why).toMatch(/no local server socket/);
+    expect((await findOwnSocket('http://localhost:8080', { env, uid })).why).toMatch(
+      /no local server socket/,
+    );
     writeFileSync(join(root, 'p', '8080.sock'), '');
     expect((await findOwnSocket('http://localhost:8080', { env, uid })).why).toMatch(/is not a socket/);
     const own = await ownSocketIn(join(root, 'private'));
