@@ -44,9 +44,10 @@ async function withCallerContext(
         'run against the local server you started (npm start) as this user, or remove env from -cfg and .txsconfig',
       );
     }
+    const withheld = cfg?.cwd === undefined ? 'environment and working directory are' : 'environment is';
     invocation.warn(
-      `${client.endpoint} is not proven to be your own local server (${own.why}): your environment and ` +
-        "working directory are not sent; the job runs with the server's",
+      `${client.endpoint} is not proven to be your own local server (${own.why}): your ${withheld} not ` +
+        "sent; the job runs with the server's",
     );
     return cfg;
   }
