@@ -436,10 +436,6 @@ async function serve(
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
-    handle(req, res, true),
-  );
-  undo.push(() => ownSocket.close());
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   link = new OneTimeLink({
     port: address.port,
@@ -453,6 +449,11 @@ async function serve(
     ...(options.readProcNet ? { readProcNet: options.readProcNet } : {}),
     link,
   });
+  // After `access` and `link` exist: the socket's first connection may come at once.
+  const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
+    handle(req, res, true),
+  );
+  undo.push(() => ownSocket.close());
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
     reconcileEveryMs > 0
