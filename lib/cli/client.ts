@@ -32,7 +32,8 @@ import {
   UsageError,
 } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
-import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, NEW_LINK_PATH, readLocalToken } from './local-token.js';
+import { findOwnSocket, type OwnSocket } from './local-socket.js';
+import { isLoopbackHostname, NEW_LINK_PATH } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -57,11 +58,11 @@ export interface TxsClientOptions {
   headers?: Record<string, string>;
   userAgent?: string;
   /**
-   * The local server's token for unsigned requests (sent as `Authorization: Bearer`). Default: read for each
-   * request from `TXS_LOCAL_TOKEN_FILE` or `~/.txs/local/<port>.token` when the endpoint is a loopback
-   * http URL (see `local-token.ts`); nothing otherwise.
+   * Finds the local server's own socket for unsigned requests (see `local-socket.ts`); default
+   * {@link findOwnSocket} of the endpoint with this process's environment, home and uid. Requests go through
+   * the socket when one is proven the caller's, else over TCP; no local token is sent either way.
    */
-  localToken?: () => Promise<string | undefined>;
+  ownSocket?: () => Promise<OwnSocket>;
 }
 
 /** Options of one request. */
@@ -227,9 +228,31 @@ export class TxsClient {
     });
   }
 
-  /** The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`). */
+  /**
+   * The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`), asked
+   * only through the server's own socket (a link from a server not proven the caller's could lead anywhere).
+   *
+   * @throws UsageError when the endpoint's socket is not proven the caller's.
+   */
   async dashboardLink(): Promise<string> {
+    const own = await this.ownServer();
+    if (own.path === undefined) {
+      throw new UsageError(
+        `cannot ask ${this.endpoint} for a dashboard link: ${own.why}`,
+        'run txs ui as the user who started the local server (npm start), or open the link npm start printed',
+      );
+    }
     return (await this.request<{ url: string }>('POST', NEW_LINK_PATH)).url;
+  }
+
+  /**
+   * Whether this client reaches a server proven to run as the caller's OS user: the local server's own socket
+   * (its path), or why not. Only such a server may receive the caller's environment or working directory.
+   */
+  ownServer(): Promise<OwnSocket> {
+    if (this.options.signer)
+      return Promise.resolve({ why: `${this.endpoint} is a signed (deployed) endpoint` });
+    return (this.options.ownSocket ?? (() => findOwnSocket(this.endpoint)))();
   }
 
   /** Builds the full URL of `path` with `query` (arrays become repeated parameters). */
@@ -261,13 +284,19 @@ export class TxsClient {
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
-    if (!this.options.signer && baseHeaders.authorization === undefined) {
-      const token = await (this.options.localToken ?? (() => readLocalToken(this.options.endpoint)))();
-      if (token !== undefined) baseHeaders.authorization = `Bearer ${token}`;
-    }
+    // The local server's own socket when proven; never a token (over TCP, `localhost` may be someone else's).
+    const socketPath = (await this.ownServer()).path;
     const maxRetries = this.options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(method, url, baseHeaders, body, options.handle, options.signal);
+      const outcome = await this.attempt(
+        method,
+        url,
+        baseHeaders,
+        body,
+        options.handle,
+        options.signal,
+        socketPath,
+      );
       if (outcome.ok) return { value: outcome.value as T, header: outcome.header };
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
       await this.sleep(outcome.retryAfterMs ?? backoff(attempt));
@@ -281,6 +310,7 @@ export class TxsClient {
     body: string | undefined,
     handle: string | undefined,
     signal: AbortSignal | undefined,
+    socketPath: string | undefined,
   ): Promise<
     | { ok: true; value: unknown; header: (name: string) => string | undefined }
     | { ok: false; error: CliError; retryable: boolean; retryAfterMs?: number | undefined }
@@ -306,6 +336,7 @@ export class TxsClient {
         url,
         headers,
         ...(body === undefined ? {} : { body }),
+        ...(socketPath === undefined ? {} : { socketPath }),
         timeoutMs: this.options.timeoutMs ?? 60_000,
         ...(signal === undefined ? {} : { signal }),
       });
@@ -314,7 +345,7 @@ export class TxsClient {
       return {
         ok: false,
         retryable: code !== undefined && RETRYABLE_NETWORK_CODES.has(code),
-        error: this.unreachable(error, code),
+        error: this.unreachable(error, code, socketPath),
       };
     }
     const { text, status } = response;
@@ -371,7 +402,11 @@ export class TxsClient {
     );
   }
 
-  private unreachable(error: unknown, code: string | undefined): EndpointUnreachableError {
+  private unreachable(
+    error: unknown,
+    code: string | undefined,
+    socketPath: string | undefined,
+  ): EndpointUnreachableError {
     const local = this.options.endpointSource === 'default' || this.options.endpointSource === undefined;
     const where =
       this.options.endpointSource === undefined || this.options.endpointSource === 'default'
@@ -382,7 +417,9 @@ export class TxsClient {
       case 'ECONNREFUSED':
         return new EndpointUnreachableError(
           this.endpoint,
-          'connection refused',
+          socketPath === undefined
+            ? 'connection refused'
+            : `connection refused at ${socketPath} (a socket left by a local server that was killed?)`,
           local
             ? 'is the local server running? start it with `npm start` (or set --endpoint / TXS_ENDPOINT)'
             : `is the server running at ${host}?${where}`,
@@ -644,8 +681,8 @@ function authError(
   if (!answer.signed && isLocalEndpoint(answer.endpoint)) {
     hint =
       answer.status === 401
-        ? `txs sends the local server's token from ${LOCAL_TOKEN_FILE_ENV} or ~/.txs/local/<port>.token: run txs as ` +
-          `the user who started the server, or set ${LOCAL_TOKEN_FILE_ENV} to a readable copy of the token`
+        ? 'txs reaches the local server through its own socket (~/.txs/local/<port>.sock), which only the user ' +
+          'who started it can use, and never sends its token over TCP: run txs as that user'
         : 'the local server answers only to loopback names: use http://127.0.0.1:<port> or http://localhost:<port>';
   } else if (!answer.signed) {
     hint =

@@ -12,6 +12,7 @@ import { resolveEndpoint } from './endpoint.js';
 import { ExitCode } from './errors.js';
 import { type Painter, painter } from './format.js';
 import { type CliIO, type OutputStream, useColor } from './io.js';
+import { findOwnSocket } from './local-socket.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -68,6 +69,7 @@ export class Invocation {
       userAgent: `txs/${packageVersion()} node/${process.versions.node}`,
       sleep: (ms) => this.io.sleep(ms),
       ...(this.io.transport === undefined ? {} : { transport: this.io.transport }),
+      ownSocket: () => findOwnSocket(settings.url, { env: this.io.env, home: this.io.homeDir }),
     });
   }
 

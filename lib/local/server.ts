@@ -17,6 +17,7 @@ import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { configureLocalMode, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
+import { socketBesideToken } from '../cli/local-socket.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { PeerUser } from '../cli/peer-user.js';
@@ -27,6 +28,7 @@ import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
+import { listenOnOwnSocket } from './own-socket.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
@@ -74,6 +76,13 @@ export interface LocalServer {
   tokenFile: string;
   /** The token a client sends as `Authorization: Bearer <token>`. */
   token: string;
+  /**
+   * The server's own Unix socket beside the token file (`<port>.sock`), through which its OS user's clients
+   * are admitted without a token; removed by {@link LocalServer.close}. Undefined when it has none.
+   */
+  socketFile: string | undefined;
+  /** Why the server has no own socket (when {@link LocalServer.socketFile} is undefined). */
+  socketSkipped: string | undefined;
   /**
    * A new one-time link to the dashboard (`<url>/?token=…`) that a browser exchanges for a session cookie:
    * how a browser gets in where its OS user cannot be read from `/proc/net/tcp`. Only the newest link works,
@@ -324,15 +333,20 @@ async function serve(
   let link!: OneTimeLink;
   let origin = '';
 
-  const server: Server = createServer(async (req, res) => {
+  // `viaOwnSocket`: the request came through the server's own Unix socket, which only its OS user reaches.
+  const handle = async (req: IncomingMessage, res: ServerResponse, viaOwnSocket: boolean): Promise<void> => {
     try {
       // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
-      if (checkHostAndOrigin(req, access.port) === undefined && (await link.exchange(req, res))) {
+      if (
+        !viaOwnSocket &&
+        checkHostAndOrigin(req, access.port) === undefined &&
+        (await link.exchange(req, res))
+      ) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
         req.resume();
         return;
       }
-      const refusal = await access.check(req, res);
+      const refusal = await access.check(req, res, viaOwnSocket);
       if (refusal) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
@@ -411,7 +425,8 @@ async function serve(
         sendJson(res, 500, { error: { code: 'InternalError', message: 'local server error' } });
       else res.end();
     }
-  });
+  };
+  const server: Server = createServer((req, res) => handle(req, res, false));
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
     await closeRunner();
@@ -439,6 +454,7 @@ async function serve(
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const peer = new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {});
   link = new OneTimeLink({
@@ -447,6 +463,11 @@ async function serve(
     peer,
   });
   access = new LocalAccess({ port: address.port, token, tokenFile, peer, link });
+  // After `access` and `link` exist: the socket's first connection may come at once.
+  const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
+    handle(req, res, true),
+  );
+  undo.push(() => ownSocket.close());
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
     reconcileEveryMs > 0
@@ -480,6 +501,8 @@ async function serve(
     dataDir,
     tokenFile,
     token,
+    socketFile: ownSocket.file,
+    socketSkipped: ownSocket.skipped,
     newDashboardLink: () => link.newLink(origin),
     close() {
       if (timer) clearInterval(timer);

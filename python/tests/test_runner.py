@@ -16,6 +16,7 @@ from torchx.schedulers.api import Stream
 
 from conftest import LocalServer
 from torchx_serverless import scheduler as txs_scheduler
+from torchx_serverless.client import TxsRequestError
 from torchx_serverless.scheduler import TxsDryRun, TxsScheduler
 
 
@@ -105,6 +106,30 @@ def test_local_cwd_dryrun_sends_cwd_and_env_only_when_the_server_declares_them(r
     monkeypatch.setitem(txs_scheduler._RUNOPTS_CACHE, ("https://txs.example.com", "local_cwd"),
                         txs_scheduler._RUNOPTS_CACHE[(endpoint, "local_cwd")])
     assert "env" not in remote._service_cfg({"cwd": "/given"})
+
+
+def test_local_cwd_sends_env_and_cwd_only_through_the_servers_own_socket(
+    runner: Runner, server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = server.url.rsplit(":", 1)[1]
+    assert (Path(server.token_file).parent / f"{port}.sock").exists()
+    monkeypatch.setenv("TXS_PLUGIN_SECRET", "s3cret-env")
+    proven = TxsScheduler("txs_local_cwd", "torchx", "local_cwd", endpoint=server.url.replace("127.0.0.1", "localhost"))
+    handle = proven.schedule(proven.submit_dryrun(sh('echo "secret=$TXS_PLUGIN_SECRET"'), {}))
+    for _ in range(200):
+        described = proven.describe(handle)
+        if described is not None and described.state == specs.AppState.SUCCEEDED:
+            break
+        time.sleep(0.05)
+    assert [line.rstrip("\n") for line in proven.log_iter(handle, "sh", 0)] == ["secret=s3cret-env"]
+    # The same server, when its socket is not found beside the token file: neither env nor cwd is sent,
+    # and an explicit env is refused before anything is submitted.
+    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", str(tmp_path / "elsewhere.token"))
+    unproven = TxsScheduler("txs_local_cwd", "torchx", "local_cwd", endpoint=server.url)
+    info = unproven.submit_dryrun(sh("true"), {})
+    assert "env" not in info.request.body.get("cfg", {}) and "cwd" not in info.request.body.get("cfg", {})
+    with pytest.raises(TxsRequestError, match="run option `env` is sent only to your own local server"):
+        unproven.submit_dryrun(sh("true"), {"env": {"A": "b"}})
 
 
 def test_describe_carries_roles_replicas_msg_and_ui_url(runner: Runner) -> None:

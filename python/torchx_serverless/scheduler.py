@@ -32,7 +32,7 @@ from torchx_serverless.client import (
     TxsClient,
     TxsConnectionError,
     TxsError,
-    is_loopback,
+    TxsRequestError,
     validate_endpoint,
 )
 
@@ -221,13 +221,35 @@ class TxsScheduler(Scheduler):
 
     def _service_cfg(self, cfg: Mapping[str, Any]) -> Dict[str, Any]:
         out = {k: v for k, v in cfg.items() if k != ENDPOINT_OPT and v is not None}
+        if self.service_scheduler != "local_cwd" and "env" not in out:
+            return out
+        # The caller's directory and environment (it may hold credentials) go only to a server proven to
+        # run as the caller: the local server reached through its own socket. Never over TCP, never off
+        # this machine; an explicit `env` for any other server is refused before anything is sent.
+        client = self.client(cfg)
+        socket_path, why = client.own_server()
+        if socket_path is None:
+            if "env" in out:
+                raise TxsRequestError(
+                    f"run option `env` is sent only to your own local server, and {client.endpoint} is not"
+                    f" proven to be yours: {why}; run against the local server you started (npm start) as this"
+                    " user, or remove `env` from the run options",
+                    code="EnvNotSent",
+                )
+            if self.service_scheduler == "local_cwd":
+                logger.warning(
+                    "%s is not proven to be your own local server (%s): your environment and working"
+                    " directory are not sent; the job runs with the server's",
+                    client.endpoint,
+                    why,
+                )
+            return out
         if self.service_scheduler == "local_cwd":
             # The server runs the replicas; give them the caller's directory and environment as
             # TorchX's local_cwd does, where the server accepts them.
             if "cwd" not in out and self._declares("cwd", cfg):
                 out["cwd"] = os.getcwd()
-            # The environment (it may hold credentials) goes only to a server on this machine.
-            if "env" not in out and is_loopback(self.endpoint(cfg)) and self._declares("env", cfg):
+            if "env" not in out and self._declares("env", cfg):
                 out["env"] = dict(os.environ)
         return out
 

@@ -22,7 +22,13 @@ beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   dataDir = await mkdtemp(join(tmpdir(), 'txs-cli-e2e-'));
   const { startLocalServer } = await import('../../lib/local/server.js');
-  server = await startLocalServer({ port: 0, dataDir, inMemory: true, reconcileEveryMs: 0 });
+  server = await startLocalServer({
+    port: 0,
+    dataDir,
+    inMemory: true,
+    reconcileEveryMs: 0,
+    tokenFile: join(dataDir, 'run', 'server.token'),
+  });
 });
 
 afterAll(async () => {
@@ -47,8 +53,14 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
       },
       isTTY: false,
     },
-    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found.
-    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found. It goes
+    // through the server's own socket, found beside its token file.
+    env: {
+      TXS_ENDPOINT: server.url,
+      TXS_USER: 'cli-e2e',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TXS_LOCAL_TOKEN_FILE: server.tokenFile,
+    },
     cwd: dataDir,
     homeDir: dataDir,
     readFile: async () => {

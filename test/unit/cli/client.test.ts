@@ -326,7 +326,7 @@ describe('apiErrorFrom', () => {
   });
 
   it.each([
-    [401, 'Unauthorized', /~\/\.txs\/local\/<port>\.token.*TXS_LOCAL_TOKEN_FILE/],
+    [401, 'Unauthorized', /own socket \(~\/\.txs\/local\/<port>\.sock\).*never sends its token over TCP/],
     [403, 'Forbidden', /loopback names.*127\.0\.0\.1/],
   ])('explains a local server %s (%s) with what txs does about it', (status, code, hint) => {
     const error = apiErrorFrom({

@@ -16,7 +16,11 @@ async function txs(
   args: string[],
   io: MemoryIO = memoryIO(),
 ): Promise<{ code: number; out: string; err: string; io: MemoryIO }> {
-  const code = await main(args, { ...io, env: { TXS_ENDPOINT: api.url, ...io.env } } as MemoryIO);
+  // The fake API has its own socket as the local server does: it counts as the caller's own server.
+  const code = await main(args, {
+    ...io,
+    env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv, ...io.env },
+  } as MemoryIO);
   return { code, out: io.out(), err: io.errText(), io };
 }
 
@@ -29,7 +33,7 @@ describe('txs run', () => {
     expect(out).toBe('local_cwd://torchx/echo-1\n');
     expect(posted('/v1/apps')[0]?.body).toEqual({
       scheduler: 'local_cwd',
-      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } },
+      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } },
       component: 'utils.echo',
       args: ['--msg', 'hello world', '--wait', '--', '-x'],
     });
@@ -39,12 +43,50 @@ describe('txs run', () => {
     const io = memoryIO({ cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x' } });
     await txs(['run', 'utils.echo'], io);
     expect(posted('/v1/apps')[0]?.body).toMatchObject({
-      cfg: { cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url } },
+      cfg: {
+        cwd: '/home/me/exp',
+        env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url, ...api.ownSocketEnv },
+      },
     });
     await txs(['run', '-cfg', 'cwd=/data,env=A:1', 'utils.echo'], memoryIO({ cwd: '/home/me/exp' }));
     expect(posted('/v1/apps')[1]?.body).toMatchObject({ cfg: { cwd: '/data', env: { A: '1' } } });
     await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo'], io);
     expect(posted('/v1/apps')[2]?.body).toEqual(expect.objectContaining({ cfg: { queue: 'q' } }));
+  });
+
+  it('sends neither the environment nor the working directory to a server not proven the caller’s (a .txsconfig pointing elsewhere)', async () => {
+    // No own socket for this endpoint: a cloned repository's .txsconfig names a server that is not ours.
+    const io = memoryIO({
+      cwd: '/home/me/clone',
+      env: { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-secret' },
+      files: { '/home/me/clone/.txsconfig': `[txs]\nendpoint = ${api.url}\n` },
+    });
+    for (const args of [
+      ['run', 'utils.echo'],
+      ['run', '--dryrun', 'utils.echo'],
+    ]) {
+      expect(await main(args, io)).toBe(ExitCode.OK);
+    }
+    const sent = api.requests.filter((r) => r.method === 'POST');
+    expect(sent.map((r) => r.path)).toEqual(['/v1/apps', '/v1/dryrun']);
+    for (const request of sent) {
+      expect(request.body).toEqual({ scheduler: 'local_cwd', component: 'utils.echo', args: [] });
+      expect(JSON.stringify(request)).not.toContain('wJalrXUtnFEMI-secret');
+    }
+    expect(io.errText()).toContain(
+      `warning: ${api.url} is not proven to be your own local server (no local server socket at`,
+    );
+  });
+
+  it('refuses -cfg env for a server not proven the caller’s, naming why, with nothing submitted', async () => {
+    const io = memoryIO({ env: { TXS_ENDPOINT: api.url } });
+    const code = await main(['run', '-cfg', 'env=TOKEN:abc', 'utils.echo'], io);
+    expect(code).toBe(ExitCode.USAGE);
+    expect(io.errText()).toContain(
+      `error: cfg env is sent only to your own local server, and ${api.url} is not proven to be yours`,
+    );
+    expect(io.errText()).toContain('hint: run against the local server you started');
+    expect(api.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
   it("prints the API's warnings on stderr, for a run and a dry run", async () => {
@@ -188,7 +230,7 @@ describe('txs run', () => {
     expect((await txs(['run', '--app', '-'], memoryIO({ stdin: JSON.stringify(app) }))).code).toBe(
       ExitCode.OK,
     );
-    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } };
+    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } };
     expect(posted('/v1/apps').map((r) => r.body)).toEqual([
       { scheduler: 'local_cwd', cfg, app },
       { scheduler: 'local_cwd', cfg, app },

@@ -53,6 +53,8 @@ interface FakeApp {
 export interface FakeApi {
   url: string;
   requests: RecordedRequest[];
+  /** See {@link StubServer.ownSocketEnv}. */
+  ownSocketEnv: StubServer['ownSocketEnv'];
   apps: Map<string, FakeApp>;
   /** What the next POST /v1/apps creates. */
   nextRun: FakeAppScript;
@@ -201,7 +203,7 @@ function advance(app: FakeApp): void {
 export async function startFakeApi(): Promise<FakeApi> {
   const apps = new Map<string, FakeApp>();
   let counter = 0;
-  const api: Omit<FakeApi, 'url' | 'requests' | 'close'> & { nextRun: FakeAppScript } = {
+  const api: Omit<FakeApi, 'url' | 'requests' | 'ownSocketEnv' | 'close'> & { nextRun: FakeAppScript } = {
     apps,
     nextRun: {},
     addApp(handle, script, createdAt = T0) {
@@ -378,5 +380,10 @@ export async function startFakeApi(): Promise<FakeApi> {
   };
 
   const server: StubServer = await startStubServer(handler);
-  return Object.assign(api, { url: server.url, requests: server.requests, close: server.close });
+  return Object.assign(api, {
+    url: server.url,
+    requests: server.requests,
+    ownSocketEnv: server.ownSocketEnv,
+    close: server.close,
+  });
 }

@@ -39,7 +39,7 @@ async function serve(options: { runningAnswers: number; longPolls: boolean; revi
       headers: options.longPolls ? { 'long-polled': 'true' } : ({} as Record<string, string>),
     };
   });
-  return new TxsClient({ endpoint: stub.url, localToken: async () => undefined });
+  return new TxsClient({ endpoint: stub.url });
 }
 
 async function follow(client: TxsClient) {
@@ -98,7 +98,7 @@ describe('waitForApp, stopped', () => {
       held += 1;
       return new Promise<StubReply>(() => undefined); // a long poll that never answers
     });
-    const client = new TxsClient({ endpoint: stub.url, localToken: async () => undefined, maxRetries: 0 });
+    const client = new TxsClient({ endpoint: stub.url, maxRetries: 0 });
     const controller = new AbortController();
     const waiting = waitForApp({
       client,
