@@ -59,6 +59,7 @@ const EMBEDDED_ERROR_MESSAGE = /(.+)\nException.*/;
 /** Python's `datetime.fromtimestamp(ts)` rendering in local time: `YYYY-MM-DD HH:MM:SS`. */
 function pythonLocalTimestamp(epochSeconds: number): string {
   const d = new Date(epochSeconds * 1000);
+  if (Number.isNaN(d.getTime())) return '<N/A>';
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
@@ -151,17 +152,12 @@ export class AppStatus implements AppStatusData {
   private formatReplicaStatus(replica: ReplicaStatus): string {
     let data: string;
     if (replica.structuredErrorMsg !== NONE) {
-      let errorData: { message: { message: string; errorCode?: unknown; extraInfo: { timestamp: unknown } } };
-      try {
-        errorData = JSON.parse(replica.structuredErrorMsg);
-      } catch {
-        return replica.structuredErrorMsg;
-      }
-      const errorMessage = formatErrorMessage(errorData.message.message, '    error_msg: ');
-      const timestamp = Math.trunc(Number(errorData.message.extraInfo.timestamp));
-      const exitcode = errorData.message.errorCode ? String(errorData.message.errorCode) : '<N/A>';
+      const error = readErrorDocument(replica.structuredErrorMsg);
+      if (error === undefined) return replica.structuredErrorMsg;
+      const errorMessage = formatErrorMessage(error.message, '    error_msg: ');
+      const timestamp = error.timestamp === undefined ? '<N/A>' : pythonLocalTimestamp(error.timestamp);
       data =
-        `${replica.state} (exitcode: ${exitcode})\n        timestamp: ${pythonLocalTimestamp(timestamp)}\n` +
+        `${replica.state} (exitcode: ${error.exitcode})\n        timestamp: ${timestamp}\n` +
         `        hostname: ${replica.hostname}\n    ${errorMessage}`;
     } else {
       data = replica.state;
@@ -172,13 +168,80 @@ export class AppStatus implements AppStatusData {
   }
 }
 
+/** What the AppStatus layout shows of a replica's error document. */
+interface ErrorDocumentView {
+  message: string;
+  /** `<N/A>` when the document has none. */
+  exitcode: string;
+  /** Epoch seconds, when the document has a usable one. */
+  timestamp?: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Reads a replica's error document: torchelastic's error file (`{"message": {"message", "errorCode",
+ * "extraInfo": {"timestamp"}}}`), the store's cut form of one (`{"truncated": true, "bytes", "head"}`, see
+ * the store's bounds), or any other JSON (shown as it is). Undefined when it is not JSON (TorchX then shows
+ * the text). Never throws: every field may be missing or of another type.
+ */
+function readErrorDocument(text: string): ErrorDocumentView | undefined {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (isObject(document) && document.truncated === true && typeof document.head === 'string') {
+    return { message: messageOfCutDocument(document.head), exitcode: '<N/A>' };
+  }
+  const outer = isObject(document) ? document.message : undefined;
+  if (!isObject(outer)) {
+    return { message: typeof outer === 'string' ? outer : text, exitcode: '<N/A>' };
+  }
+  const message = typeof outer.message === 'string' ? outer.message : JSON.stringify(outer.message ?? '');
+  const code = outer.errorCode;
+  const exitcode = code === undefined || code === null || code === 0 || code === '' ? '<N/A>' : String(code);
+  const extraInfo = isObject(outer.extraInfo) ? outer.extraInfo : {};
+  const seconds = Math.trunc(Number(extraInfo.timestamp));
+  return Number.isFinite(seconds) && Math.abs(seconds) < 8.64e12
+    ? { message, exitcode, timestamp: seconds }
+    : { message, exitcode };
+}
+
+const JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+/**
+ * The error message inside the head of a cut torchelastic document: its JSON string up to the closing
+ * quote, or to the end of the head (which then ends with the store's `… [truncated: N bytes]` marker).
+ * The head itself when it holds no such message. Escapes are decoded leniently (a cut one stays as text).
+ */
+function messageOfCutDocument(head: string): string {
+  const start = /"message"\s*:\s*\{\s*"message"\s*:\s*"/.exec(head);
+  if (start === null) return head;
+  const body = /^(?:[^"\\]|\\[^])*/.exec(head.slice(start.index + start[0].length))?.[0] ?? '';
+  return body.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_, hex: string | undefined, c: string) =>
+    hex === undefined ? (JSON_ESCAPES[c] ?? c) : String.fromCharCode(Number.parseInt(hex, 16)),
+  );
+}
+
 /**
  * Word-wraps an error message the way TorchX does: splits at a space once a line reaches `width`
  * characters, the first line prefixed by `header` and the rest by as many spaces. RPC and embedded
  * exception messages are first reduced to their core message.
  */
 export function formatErrorMessage(message: string, header: string, width = 80): string {
-  let msg = message;
+  let msg = String(message);
   const rpc = RPC_ERROR_MESSAGE.exec(msg);
   if (rpc) msg = rpc[0];
   const embedded = EMBEDDED_ERROR_MESSAGE.exec(msg);
