@@ -4,6 +4,7 @@
  * @module
  */
 import { type AppState, isTerminal } from '../specs/app-state.js';
+import { displayText } from '../specs/names.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
 import type { OutputStream } from './io.js';
@@ -95,7 +96,7 @@ export class TransitionPrinter {
       return;
     }
     const created = toEpochMs(this.app.createdAt) ?? this.now();
-    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …`;
+    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${displayText(state)} …`;
     this.out.write(`${TERMINAL_CONTROLS.clearLine}${text}`);
     this.liveText = text;
   }
@@ -105,8 +106,9 @@ export class TransitionPrinter {
     this.clearLive();
     this.lastState = state;
     // A success needs no explanation ("all replicas exited with code 0"); other states' reasons help.
-    const why = reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${reason})`;
-    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${state}${why}\n`);
+    const why =
+      reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${displayText(reason)})`;
+    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${displayText(state)}${why}\n`);
   }
 }
 

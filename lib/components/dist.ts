@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { type AppDef, MAX_REPLICAS, macros, makeRole, namedResource, ValidationError } from '../specs/index.js';
+import {
+  type AppDef,
+  MAX_REPLICAS,
+  macros,
+  makeRole,
+  namedResource,
+  ValidationError,
+} from '../specs/index.js';
 import { DEFAULT_IMAGE, moduleLeaf, parseStructuredName, pathStem, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';

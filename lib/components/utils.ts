@@ -33,7 +33,13 @@ export const echoComponent: ComponentDefinition = {
   params: [
     { name: 'msg', type: 'str', default: 'hello world', help: 'message to echo' },
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    { name: 'num_replicas', type: 'int', default: 1, range: REPLICA_RANGE, help: 'number of replicas to run' },
+    {
+      name: 'num_replicas',
+      type: 'int',
+      default: 1,
+      range: REPLICA_RANGE,
+      help: 'number of replicas to run',
+    },
   ],
   build: (a) => ({
     name: 'echo',
@@ -81,7 +87,13 @@ export const shComponent: ComponentDefinition = {
   description: 'Runs the given command via sh -c (each argument is quoted, so no variable substitution).',
   params: [
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    { name: 'num_replicas', type: 'int', default: 1, range: REPLICA_RANGE, help: 'number of replicas to run' },
+    {
+      name: 'num_replicas',
+      type: 'int',
+      default: 1,
+      range: REPLICA_RANGE,
+      help: 'number of replicas to run',
+    },
     ...resourceParams,
     { name: 'env', type: 'dict', default: null, help: 'environment variables (e.g. ENV1=v1,ENV2=v2)' },
     { name: 'max_retries', type: 'int', default: 0, help: 'the number of scheduler retries allowed' },

@@ -262,7 +262,8 @@ export const MAX_BODY_DEPTH = 32;
 export function isStorableNumber(value: number): boolean {
   const magnitude = Math.abs(value);
   return (
-    value === 0 || (Number.isFinite(value) && magnitude >= MIN_NUMBER_MAGNITUDE && magnitude < MAX_NUMBER_MAGNITUDE)
+    value === 0 ||
+    (Number.isFinite(value) && magnitude >= MIN_NUMBER_MAGNITUDE && magnitude < MAX_NUMBER_MAGNITUDE)
   );
 }
 

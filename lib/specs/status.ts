@@ -8,6 +8,7 @@ import type { Role } from './app-def.js';
 import { NONE } from './app-def.js';
 import { type AppState, isTerminal } from './app-state.js';
 import { AppStatusError } from './errors.js';
+import { displayText } from './names.js';
 
 /** Status of one replica (node) of a role. */
 export interface ReplicaStatus {
@@ -119,13 +120,14 @@ export class AppStatus implements AppStatusData {
         ? this.roles.filter((r) => filterRoles.includes(r.role))
         : this.roles;
     const rolesText = roles.map((r) => this.formatRoleStatus(r)).join('');
+    // Every value may come from a server or a job: escaped (displayText) so it cannot drive a terminal.
     return APP_STATUS_TEMPLATE({
-      state: this.state,
-      numRestarts: String(this.numRestarts),
+      state: displayText(this.state),
+      numRestarts: displayText(String(this.numRestarts)),
       roles: rolesText,
-      msg: this.msg,
-      structuredErrorMsg: this.structuredErrorMsg,
-      url: this.uiUrl ?? 'None',
+      msg: displayText(this.msg, 'block'),
+      structuredErrorMsg: displayText(this.structuredErrorMsg, 'block'),
+      url: displayText(this.uiUrl ?? 'None'),
     });
   }
 
@@ -143,7 +145,7 @@ export class AppStatus implements AppStatusData {
   }
 
   private formatRoleStatus(roleStatus: RoleStatus): string {
-    return [...roleStatus.replicas]
+    return [...(roleStatus.replicas ?? [])]
       .sort((a, b) => a.id - b.id)
       .map((r) => this.formatReplicaStatus(r))
       .join('');
@@ -153,18 +155,18 @@ export class AppStatus implements AppStatusData {
     let data: string;
     if (replica.structuredErrorMsg !== NONE) {
       const error = readErrorDocument(replica.structuredErrorMsg);
-      if (error === undefined) return replica.structuredErrorMsg;
-      const errorMessage = formatErrorMessage(error.message, '    error_msg: ');
+      if (error === undefined) return displayText(replica.structuredErrorMsg, 'block');
+      const errorMessage = displayText(formatErrorMessage(error.message, '    error_msg: '), 'block');
       const timestamp = error.timestamp === undefined ? '<N/A>' : pythonLocalTimestamp(error.timestamp);
       data =
-        `${replica.state} (exitcode: ${error.exitcode})\n        timestamp: ${timestamp}\n` +
-        `        hostname: ${replica.hostname}\n    ${errorMessage}`;
+        `${displayText(replica.state)} (exitcode: ${displayText(error.exitcode)})\n        timestamp: ${timestamp}\n` +
+        `        hostname: ${displayText(replica.hostname)}\n    ${errorMessage}`;
     } else {
-      data = replica.state;
+      data = displayText(replica.state);
       if (replica.state === 'CANCELLED' || replica.state === 'FAILED') data += ' (no reply file)';
     }
     const header = replica.id === 0 ? '*' : ' ';
-    return `\n ${header}${replica.role}[${replica.id}]:${data}`;
+    return `\n ${header}${displayText(replica.role)}[${displayText(String(replica.id))}]:${data}`;
   }
 }
 
