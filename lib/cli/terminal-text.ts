@@ -85,6 +85,7 @@ export function escapeTerminalText(text: string, mode: EscapeMode): string {
 }
 
 // SGR ("select graphic rendition": colours, bold), 7-bit and 8-bit CSI forms.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
 const SGR = /(?:\u001b\[|\u009b)[0-9;:]*m/gu;
 
 /**

@@ -231,7 +231,7 @@ const JSON_ESCAPES: Readonly<Record<string, string>> = {
 function messageOfCutDocument(head: string): string {
   const start = /"message"\s*:\s*\{\s*"message"\s*:\s*"/.exec(head);
   if (start === null) return head;
-  const body = /^(?:[^"\\]|\\[^])*/.exec(head.slice(start.index + start[0].length))?.[0] ?? '';
+  const body = /^(?:[^"\\]|\\[\s\S])*/.exec(head.slice(start.index + start[0].length))?.[0] ?? '';
   return body.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_, hex: string | undefined, c: string) =>
     hex === undefined ? (JSON_ESCAPES[c] ?? c) : String.fromCharCode(Number.parseInt(hex, 16)),
   );
