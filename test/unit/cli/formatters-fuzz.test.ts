@@ -15,13 +15,7 @@ import {
   historyEntrySchema,
 } from '../../../lib/specs/api.js';
 import { AppStatus, type AppStatusData } from '../../../lib/specs/status.js';
-import {
-  anyText,
-  appCounts,
-  appResponse,
-  appSummary,
-  HOSTILE_TEXT,
-} from '../../helpers/api-arbitraries.js';
+import { anyText, appCounts, appResponse, appSummary, HOSTILE_TEXT } from '../../helpers/api-arbitraries.js';
 
 const RUNS = { numRuns: 300, seed: 20261127 };
 
