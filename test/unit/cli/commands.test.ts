@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode, main, normalizeRunArgv } from '../../../lib/cli/index.js';
+import { terminalIO } from '../../../lib/cli/terminal-text.js';
 import { type FakeApi, startFakeApi } from './fake-api.js';
 import { closedPort, type MemoryIO, memoryIO } from './helpers.js';
 
@@ -359,6 +360,40 @@ describe('txs status and describe', () => {
     expect(out).toBe(
       'name: echo\nroles:\n  - name: echo\n    image: /tmp\n    entrypoint: echo\n    args:\n      - hi\n    numReplicas: 1\nmetadata: {}\n',
     );
+  });
+});
+
+describe("txs log and a job's control codes", () => {
+  const lines = [
+    ' 10%|#   |\r 50%|##  |\r100%|####|\r',
+    '\r\u001b[2Kfake: job SUCCEEDED',
+    '\u001b[31mred\u001b[0m and \u001b]0;title\u0007',
+  ];
+  beforeEach(() => {
+    api.addApp('local_cwd://torchx/bar-1', {
+      roles: [{ name: 'trainer', numReplicas: 1 }],
+      states: ['SUCCEEDED'],
+      logs: { 'trainer/0': lines },
+    });
+  });
+
+  it('on a terminal, resolves carriage returns, drops colours and shows every other control escaped', async () => {
+    const io = memoryIO({ tty: true });
+    const code = await main(
+      ['log', 'local_cwd://torchx/bar-1/trainer/0'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(code).toBe(ExitCode.OK);
+    expect(io.out()).toBe('100%|####|\n\\u{1B}[2Kfake: job SUCCEEDED\nred and \\u{1B}]0;title\\u{7}\n');
+  });
+
+  it('into a pipe or file, keeps the bytes the job wrote', async () => {
+    const io = memoryIO({ tty: false });
+    await main(
+      ['log', 'local_cwd://torchx/bar-1/trainer/0'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(io.out()).toBe(`${lines.join('\n')}\n`);
   });
 });
 
