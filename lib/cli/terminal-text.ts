@@ -10,11 +10,14 @@
  * - `controls` (stdout on a terminal: results and `txs log` lines): only C0 and C1 controls and DEL, except
  *   tab and newline. Log lines are the job's own output: right-to-left text and emoji (which use format
  *   characters such as U+200D) stay readable, while escape sequences and carriage returns are shown, not
- *   obeyed. Names in tables are escaped strictly by the formatter ({@link escapeStrict}).
+ *   obeyed. Log lines on a terminal are shown with {@link logLineForTerminal} first.
  * - `raw` (stdout that is not a terminal): untouched, so `txs log > out.txt` and `txs list --json | jq`
  *   get the bytes the server sent.
  *
- * The CLI's own colours and live-line clearing (exactly {@link TERMINAL_CONTROLS}) pass through.
+ * The CLI's own colours and live-line clearing (exactly {@link TERMINAL_CONTROLS}) pass through — and so
+ * would a job's copy of them: a stream cannot tell them apart. That is why every formatter escapes server
+ * and job text itself with `displayText` (lib/specs/names.ts) before adding its own controls; this layer
+ * catches what a formatter missed.
  *
  * @module
  */
