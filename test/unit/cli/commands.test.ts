@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode, main, normalizeRunArgv } from '../../../lib/cli/index.js';
 import { terminalIO } from '../../../lib/cli/terminal-text.js';
+import { MAX_REPLICA_TEXT_BYTES, truncateErrorDocument } from '../../../lib/store/bounds.js';
 import { type FakeApi, startFakeApi } from './fake-api.js';
 import { closedPort, type MemoryIO, memoryIO } from './helpers.js';
 
@@ -360,6 +361,34 @@ describe('txs status and describe', () => {
     expect(out).toBe(
       'name: echo\nroles:\n  - name: echo\n    image: /tmp\n    entrypoint: echo\n    args:\n      - hi\n    numReplicas: 1\nmetadata: {}\n',
     );
+  });
+});
+
+describe('a replica whose torchelastic error file the service cut to its bound', () => {
+  const traceback = `Traceback (most recent call last):\n${'  File "train.py", line 1, in <module>\n'.repeat(60)}ValueError: bad`;
+  const document = JSON.stringify({
+    message: { message: traceback, errorCode: 1, extraInfo: { timestamp: 1_700_000_000 } },
+  });
+  const cut = truncateErrorDocument(document, MAX_REPLICA_TEXT_BYTES);
+  beforeEach(() => {
+    api.addApp('local_cwd://torchx/cut-1', { states: ['RUNNING', 'FAILED'], errorDocument: cut });
+  });
+
+  it('is shown by txs status, txs wait and txs run --wait instead of crashing with exit 70', async () => {
+    expect(JSON.parse(cut)).toMatchObject({ truncated: true });
+    await txs(['status', 'local_cwd://torchx/cut-1']); // RUNNING: the next read is FAILED
+    const status = await txs(['status', 'local_cwd://torchx/cut-1']);
+    expect(status.code).toBe(ExitCode.OK);
+    expect(status.out).toContain('echo[0]:FAILED (exitcode: <N/A>)');
+    expect(status.out).toContain('error_msg: Traceback (most recent call last):');
+    api.addApp('local_cwd://torchx/cut-2', { states: ['RUNNING', 'FAILED'], errorDocument: cut });
+    const waited = await txs(['wait', 'local_cwd://torchx/cut-2']);
+    expect(waited.code).toBe(ExitCode.APP_FAILED);
+    expect(waited.err).toContain('error_msg: Traceback (most recent call last):');
+    api.nextRun = { states: ['RUNNING', 'FAILED'], errorDocument: cut };
+    const run = await txs(['run', '--wait', 'utils.echo']);
+    expect(run.code).toBe(ExitCode.APP_FAILED);
+    expect(run.err).toContain('[truncated: ');
   });
 });
 
