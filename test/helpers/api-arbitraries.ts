@@ -212,3 +212,71 @@ export const appCounts = fc.record({
   counted: fc.nat(),
   complete: fc.boolean(),
 });
+
+/** `POST /v1/dryrun` (dryRunResponseSchema; `app` as {@link appDefLike}). */
+export const dryRunResponse = withUnknownFields(
+  fc.record(
+    {
+      scheduler: anyText,
+      app: appDefLike,
+      cfg: fc.dictionary(anyText, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+      request: fc.jsonValue({ maxDepth: 3 }),
+      text: anyText,
+      warnings: fc.array(anyText, { maxLength: 3 }),
+    },
+    { requiredKeys: ['scheduler', 'app', 'cfg', 'request'] },
+  ),
+);
+
+/** One scheduler of `GET /v1/schedulers` (schedulersResponseSchema). */
+export const schedulerInfo = withUnknownFields(
+  fc.record({
+    name: anyText,
+    runOpts: fc.array(
+      withUnknownFields(
+        fc.record({
+          name: anyText,
+          type: fc.constantFrom(
+            'str',
+            'int',
+            'float',
+            'bool',
+            'list[str]',
+            'dict[str,str]',
+            'list[dict[str,str]]',
+          ),
+          default: fc.jsonValue({ maxDepth: 2 }),
+          required: fc.boolean(),
+          help: anyText,
+          aliases: fc.array(anyText, { maxLength: 2 }),
+        }),
+      ),
+      { maxLength: 4 },
+    ),
+  }),
+);
+
+/** One builtin of `GET /v1/components` (componentDescriptionSchema). */
+export const componentDescription = withUnknownFields(
+  fc.record(
+    {
+      name: anyText,
+      description: anyText,
+      args: fc.array(
+        withUnknownFields(
+          fc.record({
+            name: anyText,
+            flags: fc.array(anyText, { maxLength: 2 }),
+            type: anyText,
+            default: fc.jsonValue({ maxDepth: 2 }),
+            required: fc.boolean(),
+            help: anyText,
+          }),
+        ),
+        { maxLength: 4 },
+      ),
+      varargs: fc.record({ name: anyText, help: anyText }),
+    },
+    { requiredKeys: ['name', 'description', 'args'] },
+  ),
+);

@@ -5,17 +5,38 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AppResponse } from '../../../lib/cli/api-types.js';
-import { formatAppCounts, formatAppList, formatStatus, formatYaml } from '../../../lib/cli/format.js';
+import {
+  formatAppCounts,
+  formatAppList,
+  formatBuiltin,
+  formatBuiltinList,
+  formatDryRun,
+  formatRunOpts,
+  formatStatus,
+  formatYaml,
+  painter,
+} from '../../../lib/cli/format.js';
 import { logLineForTerminal, TERMINAL_CONTROLS } from '../../../lib/cli/terminal-text.js';
 import { TransitionPrinter } from '../../../lib/cli/wait.js';
 import {
   appCountsResponseSchema,
   appStatusSchema,
   appSummarySchema,
+  componentDescriptionSchema,
   historyEntrySchema,
+  schedulersResponseSchema,
 } from '../../../lib/specs/api.js';
 import { AppStatus, type AppStatusData } from '../../../lib/specs/status.js';
-import { anyText, appCounts, appResponse, appSummary, HOSTILE_TEXT } from '../../helpers/api-arbitraries.js';
+import {
+  anyText,
+  appCounts,
+  appResponse,
+  appSummary,
+  componentDescription,
+  dryRunResponse,
+  HOSTILE_TEXT,
+  schedulerInfo,
+} from '../../helpers/api-arbitraries.js';
 
 const RUNS = { numRuns: 300, seed: 20261127 };
 
@@ -40,6 +61,13 @@ describe('response arbitraries', () => {
         for (const entry of app.history ?? []) expect(historyEntrySchema.safeParse(entry).success).toBe(true);
         expect(appSummarySchema.safeParse(summary).success).toBe(true);
         expect(appCountsResponseSchema.safeParse(counts).success).toBe(true);
+      }),
+      { ...RUNS, numRuns: 100 },
+    );
+    fc.assert(
+      fc.property(schedulerInfo, componentDescription, (scheduler, component) => {
+        expect(schedulersResponseSchema.safeParse({ schedulers: [scheduler] }).success).toBe(true);
+        expect(componentDescriptionSchema.safeParse(component).success).toBe(true);
       }),
       { ...RUNS, numRuns: 100 },
     );
@@ -77,6 +105,24 @@ describe('CLI formatters over any API answer', () => {
         expectInert(formatYaml(app.app));
         expectInert(formatYaml(app));
       }),
+      RUNS,
+    );
+  });
+
+  it("dry runs, runopts and builtins never throw and carry only the CLI's own colours", () => {
+    fc.assert(
+      fc.property(
+        dryRunResponse,
+        fc.array(schedulerInfo, { maxLength: 3 }),
+        fc.array(componentDescription, { minLength: 1, maxLength: 3 }),
+        fc.boolean(),
+        (dryrun, schedulers, components, colour) => {
+          expectInert(formatDryRun(dryrun as never));
+          expectInert(formatRunOpts(schedulers as never, painter(colour)).replace(OWN, ''));
+          expectInert(formatBuiltinList(components as never));
+          for (const component of components) expectInert(formatBuiltin(component as never));
+        },
+      ),
       RUNS,
     );
   });
