@@ -206,3 +206,16 @@ def test_every_error_document_torchx_0_8_indexes_strictly_is_readable() -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"
+
+
+def test_run_options_with_defaults_of_another_type_than_declared_do_not_raise() -> None:
+    sched = TxsScheduler("aws_batch", "torchx", "aws_batch", endpoint="http://127.0.0.1:9")
+    rng = random.Random(SEED)
+    types = ["str", "int", "float", "bool", "list[str]", "dict[str,str]", "list[dict[str,str]]", "other"]
+    described = [
+        {"name": f"opt{i}", "type": rng.choice(types), "default": json_value(rng), "required": False, "help": text(rng)}
+        for i in range(200)
+    ]
+    sched._service_runopts = lambda cfg=None: described  # type: ignore[method-assign]
+    opts = sched.run_opts()
+    assert all(opts.get(f"opt{i}") is not None for i in range(200))
