@@ -392,6 +392,19 @@ describe('a replica whose torchelastic error file the service cut to its bound',
   });
 });
 
+describe('error messages', () => {
+  it("escape the text they quote before txs adds its own controls, so a copy of txs's line clearing shows as text", async () => {
+    const io = memoryIO({ tty: true });
+    const code = await main(
+      ['run', '-cfg', 'prepend_cwd=x\r\u001b[2Kfake: job SUCCEEDED', 'utils.echo'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(code).toBe(ExitCode.USAGE);
+    expect(io.errText()).toContain('\\u{D}\\u{1B}[2Kfake: job SUCCEEDED');
+    expect(io.errText()).not.toContain('\u001b[2K');
+  });
+});
+
 describe("txs log and a job's control codes", () => {
   const lines = [
     ' 10%|#   |\r 50%|##  |\r100%|####|\r',
