@@ -8,6 +8,7 @@
  */
 import fc from 'fast-check';
 import { APP_STATES, type AppState } from '../../lib/specs/app-state.js';
+import { MAX_REPLICAS } from '../../lib/specs/schema.js';
 import { MAX_REPLICA_TEXT_BYTES, truncateErrorDocument } from '../../lib/store/bounds.js';
 
 /** Strings a hostile server or job would send to a terminal or a page. */
@@ -150,26 +151,32 @@ export const historyEntry = withUnknownFields(
 
 const handleFields = { handle: anyText, scheduler: anyText, session: anyText, appId: anyText };
 
-/** The AppDef of an answer as a hostile server could send it: any JSON object, or one shaped as an AppDef. */
-export const appDefLike: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
-  fc.dictionary(fc.string({ unit: alphabet, maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
-  fc.record({
-    name: anyText,
-    roles: fc.array(
+/** Any JSON object (what `txs describe` must print whatever a server sends). */
+export const anyJsonObject: fc.Arbitrary<Record<string, unknown>> = fc.dictionary(
+  fc.string({ unit: alphabet, maxLength: 8 }),
+  fc.jsonValue({ maxDepth: 3 }),
+  { maxKeys: 4 },
+);
+
+/** The AppDef of an answer, shaped as appDefSchema (numbers in its ranges) with any text in it. */
+export const appDefLike: fc.Arbitrary<Record<string, unknown>> = fc.record({
+  name: anyText,
+  roles: fc.array(
+    withUnknownFields(
       fc.record({
         name: anyText,
         image: anyText,
         entrypoint: anyText,
         args: fc.array(anyText, { maxLength: 3 }),
         env: fc.dictionary(anyText, anyText, { maxKeys: 2 }),
-        numReplicas: fc.integer(),
+        numReplicas: fc.integer({ min: 1, max: MAX_REPLICAS }),
         metadata: fc.dictionary(anyText, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
       }),
-      { maxLength: 2 },
     ),
-    metadata: fc.dictionary(anyText, anyText, { maxKeys: 2 }),
-  }),
-);
+    { minLength: 1, maxLength: 2 },
+  ),
+  metadata: fc.dictionary(anyText, anyText, { maxKeys: 2 }),
+});
 
 /** An answer of `GET /v1/apps/{scheduler}/{appId}` (appResponseSchema; `app` as {@link appDefLike}). */
 export const appResponse = withUnknownFields(

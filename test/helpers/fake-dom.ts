@@ -78,6 +78,7 @@ export function installFakeDom(): () => void {
       hidden: false,
       createElement: (tag: string) => new FakeNode(tag.toUpperCase()),
       createTextNode: (text: string) => new FakeNode('#text', String(text)),
+      createDocumentFragment: () => new FakeNode('#document-fragment'),
       addEventListener: () => undefined,
       removeEventListener: () => undefined,
     },

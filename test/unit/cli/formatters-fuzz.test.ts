@@ -28,6 +28,7 @@ import {
 } from '../../../lib/specs/api.js';
 import { AppStatus, type AppStatusData } from '../../../lib/specs/status.js';
 import {
+  anyJsonObject,
   anyText,
   appCounts,
   appResponse,
@@ -101,9 +102,10 @@ describe('CLI formatters over any API answer', () => {
 
   it('txs describe (formatYaml) never throws and prints no control character', () => {
     fc.assert(
-      fc.property(appResponse, (app) => {
+      fc.property(appResponse, anyJsonObject, (app, json) => {
         expectInert(formatYaml(app.app));
         expectInert(formatYaml(app));
+        expectInert(formatYaml(json));
       }),
       RUNS,
     );

@@ -24,6 +24,7 @@ const { appView, recordedRequest } = (await load('app')) as {
   recordedRequest: (app: AppResponse) => { scheduler: string };
 };
 const { listView } = (await load('list')) as { listView: View };
+const { logsView } = (await load('logs')) as { logsView: View };
 
 const dryRunAnswer = fc.record(
   {
@@ -103,6 +104,21 @@ describe('dashboard views over any API answer', () => {
           expect(root.textContent).not.toContain('Counts: ');
         },
       ),
+      RUNS,
+    );
+  });
+
+  it('the logs viewer renders any page of lines and any app it reads roles from', async () => {
+    await fc.assert(
+      fc.asyncProperty(appResponse, fc.array(anyText, { maxLength: 20 }), async (app, lines) => {
+        serve({ '/v1/apps/': app, '/v1/apps/aws_batch/q%3Ajob/logs': { lines, caughtUp: true } });
+        const root = new FakeNode('MAIN');
+        const stop = logsView(root, parseRoute(appHref('aws_batch', 'q:job', 'logs')));
+        await until(() => /end of log|following…/.test(root.textContent));
+        stop();
+        expect(root.textContent).toMatch(/end of log|following…/);
+        for (const line of lines) expect(root.textContent).toContain(line);
+      }),
       RUNS,
     );
   });
