@@ -10,6 +10,7 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from '../lib/specs/api.js';
+import { encodeSegment } from './route.js';
 
 /** An error answered by the API, with its own words. */
 export class ApiError extends Error {
@@ -78,7 +79,7 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
 
 /** `scheduler/appId` as a path, each segment encoded. */
 export function appPath(scheduler: string, appId: string): string {
-  return `/v1/apps/${encodeURIComponent(scheduler)}/${encodeURIComponent(appId)}`;
+  return `/v1/apps/${encodeSegment(scheduler)}/${encodeSegment(appId)}`;
 }
 
 /** A run or dry-run request body. */

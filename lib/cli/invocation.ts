@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { displayText } from '../specs/names.js';
 import { TxsClient } from './client.js';
 import { loadConfig, type TxsConfig } from './config.js';
 import { resolveEndpoint } from './endpoint.js';
@@ -88,9 +89,9 @@ export class Invocation {
     this.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  /** Writes `warning: …` to stderr. */
+  /** Writes `warning: …` to stderr; the text (often a server's) is escaped ({@link displayText}). */
   warn(text: string): void {
-    this.err(`warning: ${text}`);
+    this.err(`warning: ${displayText(text, 'block')}`);
   }
 
   /** Prints a JSON document on stdout. */

@@ -4,6 +4,7 @@
  * @module
  */
 import { type AppState, isTerminal } from '../specs/app-state.js';
+import { displayText } from '../specs/names.js';
 import { formatStateReason, type StateReason } from '../specs/state-reason.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
@@ -48,7 +49,9 @@ const WAITING: ReadonlySet<AppState> = new Set<AppState>(['UNSUBMITTED', 'SUBMIT
 
 /** `waiting for 40m00s: CAPACITY:… (aws_batch)` for a waiting state; without "waiting" for others. */
 function reasonText(state: AppState, reason: StateReason, now: number): string {
-  return `${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`;
+  return displayText(
+    `${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`,
+  );
 }
 
 /**
@@ -93,7 +96,9 @@ export class TransitionPrinter {
         this.printed.add(key);
         this.clearLive();
         const text = reasonText(state, reason, this.now());
-        this.out.write(`${formatElapsed(this.now() - created).padStart(8)}  ${state}  ${text}\n`);
+        this.out.write(
+          `${formatElapsed(this.now() - created).padStart(8)}  ${displayText(state)}  ${text}\n`,
+        );
       }
     }
     this.redrawLive();
@@ -118,7 +123,7 @@ export class TransitionPrinter {
     const created = toEpochMs(this.app.createdAt) ?? this.now();
     const reason = this.app.status.stateReason;
     const why = reason === undefined ? '' : `  ${reasonText(state, reason, this.now()).slice(0, 100)}`;
-    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …${why}`;
+    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${displayText(state)} …${why}`;
     this.out.write(`${TERMINAL_CONTROLS.clearLine}${text}`);
     this.liveText = text;
   }
@@ -128,8 +133,9 @@ export class TransitionPrinter {
     this.clearLive();
     this.lastState = state;
     // A success needs no explanation ("all replicas exited with code 0"); other states' reasons help.
-    const why = reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${reason})`;
-    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${state}${why}\n`);
+    const why =
+      reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${displayText(reason)})`;
+    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${displayText(state)}${why}\n`);
   }
 }
 

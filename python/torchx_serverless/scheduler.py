@@ -199,9 +199,13 @@ class TxsScheduler(Scheduler):
             if opt.get("name") == "user" and type_name == "str" and not opt.get("required"):
                 # TorchX tags jobs with the user running TorchX; the service's default is its own OS user.
                 default = _local_user() or default
+            type_ = _TYPES.get(type_name, str)
+            if default is not None and not runopts.is_type(default, type_):
+                # A default of another type than the option declares is dropped: TorchX would raise.
+                default = None
             opts.add(
                 str(opt["name"]),
-                type_=_TYPES.get(type_name, str),
+                type_=type_,
                 help=str(opt.get("help", "")),
                 default=default,
                 required=bool(opt.get("required")),

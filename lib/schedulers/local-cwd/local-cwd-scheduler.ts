@@ -85,6 +85,18 @@ export const LOCAL_CWD = 'local_cwd';
 /** Longest app name, in UTF-8 bytes: the app id adds `-` and up to 14 characters and must fit a file name. */
 export const MAX_APP_NAME_BYTES = 240;
 
+/**
+ * Most bytes the command lines and environments of all replicas of one app may add up to: each replica gets
+ * its own copy with macros applied, so replicas × args would otherwise bound only the memory of the server.
+ */
+export const MAX_PLANNED_COMMAND_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of a role's entrypoint, args and env (keys and values) as written, before macros. */
+function commandBytes(role: AppDef['roles'][number]): number {
+  const texts = [role.entrypoint, ...role.args, ...Object.entries(role.env).flat()];
+  return texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
+}
+
 /** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
 export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
 
@@ -297,6 +309,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     }
     const seen = new Set<string>();
     let replicas = 0;
+    let planned = 0;
     app.roles.forEach((role, i) => {
       if (!isSafePathSegment(role.name)) {
         throw ValidationError.forField(
@@ -315,6 +328,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         throw ValidationError.forField(`app.roles.${i}.numReplicas`, 'must be a whole number ≥ 0');
       }
       replicas += role.numReplicas;
+      planned += role.numReplicas * commandBytes(role);
+      if (planned > MAX_PLANNED_COMMAND_BYTES) {
+        throw ValidationError.forField(
+          `app.roles.${i}.numReplicas`,
+          `${role.numReplicas} replicas of '${role.name}' each get their own copy of its args and env, ` +
+            `${MAX_PLANNED_COMMAND_BYTES / 1024 / 1024} MiB at most for the app; use fewer replicas or shorter args and env`,
+        );
+      }
       if (role.entrypoint === MISSING || role.entrypoint === '') {
         throw ValidationError.forField(`app.roles.${i}.entrypoint`, 'is missing; give the command to run');
       }

@@ -30,6 +30,8 @@ export interface FakeAppScript {
   hiddenReads?: number;
   /** `warnings` of the run or dry-run response. */
   warnings?: string[];
+  /** Every replica's `structuredErrorMsg` once the app is FAILED. */
+  errorDocument?: string;
 }
 
 interface FakeApp {
@@ -48,6 +50,7 @@ interface FakeApp {
   cancelRequestedAt?: string;
   reason?: string;
   hiddenReads: number;
+  errorDocument?: string;
 }
 
 export interface FakeApi {
@@ -162,7 +165,7 @@ function appJson(app: FakeApp) {
           state,
           role: r.name,
           hostname: 'localhost',
-          structuredErrorMsg: '<NONE>',
+          structuredErrorMsg: state === 'FAILED' ? (app.errorDocument ?? '<NONE>') : '<NONE>',
         })),
       })),
     },
@@ -226,6 +229,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         cfg: {},
         hiddenReads: script.hiddenReads ?? 0,
         ...(script.reason === undefined ? {} : { reason: script.reason }),
+        ...(script.errorDocument === undefined ? {} : { errorDocument: script.errorDocument }),
       };
       apps.set(handle, app);
       return app;
