@@ -123,6 +123,29 @@ export const replicaStatus = withUnknownFields(
   ),
 );
 
+/** `stateReason` of a status or summary (stateReasonSchema): any text, any time, any source. */
+export const stateReason = withUnknownFields(
+  fc.record(
+    { text: anyText, code: anyText, since: anyText, source: anyText },
+    { requiredKeys: ['text', 'since', 'source'] },
+  ),
+);
+
+/** One of `attemptOutcomes` (attemptOutcomeSchema). */
+export const attemptOutcome = withUnknownFields(
+  fc.record(
+    {
+      attempt: anyNumber,
+      exitCode: anyNumber,
+      reason: anyText,
+      startedAt: anyText,
+      stoppedAt: anyText,
+      infrastructure: fc.boolean(),
+    },
+    { requiredKeys: ['attempt'] },
+  ),
+);
+
 /** `status` of `GET /v1/apps/{scheduler}/{appId}` (appStatusSchema). */
 export const appStatus = withUnknownFields(
   fc.record(
@@ -136,6 +159,8 @@ export const appStatus = withUnknownFields(
         withUnknownFields(fc.record({ role: anyText, replicas: fc.array(replicaStatus, { maxLength: 4 }) })),
         { maxLength: 3 },
       ),
+      stateReason,
+      attemptOutcomes: fc.array(attemptOutcome, { maxLength: 3 }),
     },
     { requiredKeys: ['state', 'numRestarts', 'msg', 'structuredErrorMsg', 'roles'] },
   ),
@@ -192,6 +217,7 @@ export const appResponse = withUnknownFields(
       history: fc.array(historyEntry, { maxLength: 5 }),
       historyElided: fc.nat(),
       cancelRequestedAt: apiTime,
+      revision: fc.string({ unit: alphabet, minLength: 22, maxLength: 22 }),
     },
     { requiredKeys: ['handle', 'scheduler', 'session', 'appId', 'name', 'createdAt', 'status', 'app'] },
   ),
@@ -206,6 +232,7 @@ export const appSummary = withUnknownFields(
       owner: anyText,
       state: appState,
       reason: anyText,
+      stateReason,
       createdAt: apiTime,
       updatedAt: apiTime,
     },
