@@ -50,6 +50,7 @@ export const STATUS_BY_CODE: Readonly<Record<ApiErrorCode, number>> = {
   StoreTableNotFound: 500,
   RecordTooLarge: 500,
   IdempotencyReservation: 500,
+  DiskFull: 503,
   InternalError: 500,
 };
 

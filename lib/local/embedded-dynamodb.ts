@@ -12,6 +12,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
+import { DiskFullError, isDiskFull } from '../specs/index.js';
 import type { Transport, WireResponse } from '../store/index.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
@@ -30,6 +31,15 @@ export interface DynamoDbWrite {
  * or refused: a failed conditional write is reported too).
  */
 export type WriteObserver = (write: DynamoDbWrite) => () => void;
+
+/**
+ * The `__type` of the answer to a request whose write the database could not make (an I/O error): dynalite
+ * answers it as a 500 instead of throwing it from a callback (which would end the process).
+ */
+const STORAGE_FAILURE_TYPE = 'com.amazonaws.dynamodb.v20120810#InternalServerError';
+
+/** The message that marks a storage failure as a full disk, for {@link inProcessTransport}. */
+const DISK_FULL_MESSAGE = 'local store: no space left on device';
 
 /** Operations that never change an item; every other operation counts as a write. */
 const READS = new Set([
@@ -66,7 +76,11 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
  *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
  * ```
  */
-export function inProcessTransport(server: Server, observe: WriteObserver | undefined): Transport {
+export function inProcessTransport(
+  server: Server,
+  observe: WriteObserver | undefined,
+  storePath = 'the embedded DynamoDB',
+): Transport {
   return (request) => {
     const { body } = request;
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
@@ -85,10 +99,15 @@ export function inProcessTransport(server: Server, observe: WriteObserver | unde
         },
         end(chunk?: string | Buffer) {
           settled?.();
+          const text = chunk === undefined ? '' : chunk.toString();
+          if (res.statusCode === 500 && text.includes(DISK_FULL_MESSAGE)) {
+            reject(new DiskFullError(storePath, { cause: new Error(text) }));
+            return;
+          }
           resolve({
             statusCode: res.statusCode,
             headers: responseHeaders,
-            body: chunk === undefined ? '' : chunk.toString(),
+            body: text,
           });
         },
       };
@@ -124,9 +143,39 @@ export interface EmbeddedDynamoDb {
   close(): Promise<void>;
 }
 
-/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} closes. */
+/** The write methods of abstract-level's implementation contract, which its public methods await. */
+const LEVEL_WRITES = ['_put', '_del', '_batch'] as const;
+
+type LevelWrite = (...args: unknown[]) => Promise<unknown>;
+
+/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} uses. */
 interface DynaliteStore {
-  db: { close(callback: (error?: Error | null) => void): void };
+  db: { close(callback: (error?: Error | null) => void): void } & Partial<
+    Record<(typeof LEVEL_WRITES)[number], LevelWrite>
+  >;
+}
+
+/**
+ * Makes a failed write of the database an error dynalite answers (a 500 it sends as a response) rather than
+ * one it throws from a callback, which ends the process: dynalite answers any error that carries a
+ * `statusCode` and a `body`. A full disk is marked so that {@link inProcessTransport} reports it as such.
+ */
+function answerWriteFailures(db: DynaliteStore['db']): void {
+  for (const name of LEVEL_WRITES) {
+    const write = db[name];
+    if (typeof write !== 'function') continue;
+    db[name] = async (...args: unknown[]) => {
+      try {
+        return await write.apply(db, args);
+      } catch (error) {
+        const message = isDiskFull(error) ? DISK_FULL_MESSAGE : 'local store: the write failed';
+        throw Object.assign(error as Error, {
+          statusCode: 500,
+          body: { __type: STORAGE_FAILURE_TYPE, message: `${message} (${(error as Error).message})` },
+        });
+      }
+    };
+  }
 }
 
 /**
@@ -156,10 +205,12 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   const opened = store;
   if (opened === undefined)
     throw new Error('dynalite did not create its store through dynalite/db: upgrade this module');
+  answerWriteFailures(opened.db);
+  const storePath = options.inMemory ? 'the in-memory store' : join(options.dataDir ?? '.', 'dynamodb');
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    transport: inProcessTransport(server, options.observeWrites),
+    transport: inProcessTransport(server, options.observeWrites, storePath),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processStartTime } from '../../lib/schedulers/local-cwd/index.js';
+import { processStartTime, readExitCode } from '../../lib/schedulers/local-cwd/index.js';
 
 const MAIN = fileURLToPath(new URL('../../lib/local/main.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'txs-crash-'));
@@ -108,11 +108,9 @@ describe('local server crash and restart', () => {
     first.process.kill('SIGKILL');
     await new Promise((resolve) => first.process.once('exit', resolve));
     writeFileSync(outage, '');
-    await until(
-      () => existsSync(join(replicaDir(ok), 'exitcode')),
-      'the short job to exit during the outage',
-    );
-    expect(existsSync(join(replicaDir(chatty), 'exitcode'))).toBe(false);
+    const recorded = (appId: string) => readExitCode({ stdout: join(replicaDir(appId), 'stdout.log') });
+    await until(async () => (await recorded(ok)) === 0, 'the short job to exit during the outage');
+    expect(await recorded(chatty)).toBeUndefined();
 
     // The dead server left its lock and token file; the new one takes both over.
     const second = await startServer();
