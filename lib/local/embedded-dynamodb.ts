@@ -80,8 +80,18 @@ export function inProcessTransport(
   server: Server,
   observe: WriteObserver | undefined,
   storePath = 'the embedded DynamoDB',
+  opened: Promise<void> = Promise.resolve(),
 ): Transport {
-  return (request) => {
+  let open = false;
+  void opened.then(
+    () => {
+      open = true;
+    },
+    () => undefined,
+  );
+  return async (request) => {
+    // A database that could not open fails every request with why (dynalite would throw it out of a callback).
+    if (!open) await opened;
     const { body } = request;
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
@@ -150,9 +160,29 @@ type LevelWrite = (...args: unknown[]) => Promise<unknown>;
 
 /** The part of dynalite's internal store {@link startEmbeddedDynamoDb} uses. */
 interface DynaliteStore {
-  db: { close(callback: (error?: Error | null) => void): void } & Partial<
-    Record<(typeof LEVEL_WRITES)[number], LevelWrite>
-  >;
+  db: {
+    close(callback: (error?: Error | null) => void): void;
+    /** abstract-level's: with `passive`, waits for the open under way and fails as it failed. */
+    open?(options: { passive: boolean }): Promise<void>;
+  } & Partial<Record<(typeof LEVEL_WRITES)[number], LevelWrite>>;
+}
+
+/**
+ * Settles once the database is open; rejects with why it could not open ({@link DiskFullError} when LevelDB
+ * could not write its files for want of space).
+ */
+function whenOpen(db: DynaliteStore['db'], storePath: string): Promise<void> {
+  const { open } = db;
+  if (open === undefined) return Promise.resolve();
+  return (
+    open
+      .call(db, { passive: true })
+      // The constructor's open drops its error: opening once more tells why (or succeeds after all).
+      .catch(() => open.call(db, { passive: false }))
+      .catch((error: unknown) => {
+        throw isDiskFull(error) ? new DiskFullError(storePath, { cause: error }) : error;
+      })
+  );
 }
 
 /**
@@ -210,7 +240,7 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    transport: inProcessTransport(server, options.observeWrites, storePath),
+    transport: inProcessTransport(server, options.observeWrites, storePath, whenOpen(opened.db, storePath)),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

@@ -24,6 +24,7 @@ import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { LocalEventBus } from './event-bus.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
@@ -269,9 +270,8 @@ async function serve(
     reconcileAll: () => Promise<unknown>;
   };
 
-  // The in-process event bus: local scheduler events are delivered one at a time, in order, like a queue.
-  let bus: Promise<unknown> = Promise.resolve();
-  const pending = new Set<Promise<unknown>>();
+  // The in-process event bus: local scheduler events are delivered in order, retried while the disk is full.
+  const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
   configureLocalMode({
     ...(db && cache
       ? {
@@ -279,16 +279,7 @@ async function serve(
           wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
         }
       : {}),
-    emitEvent: (event) => {
-      const delivery = bus
-        .then(() => stateChange.handleStateChange(event))
-        .then(() => undefined)
-        .catch((error: unknown) => console.error('local state-change delivery failed:', error));
-      bus = delivery;
-      pending.add(delivery);
-      void delivery.finally(() => pending.delete(delivery));
-      return delivery;
-    },
+    emitEvent: (event) => bus.emit(event),
     publisher: {
       publish: async (event: AppStateChangeEvent) => {
         log(
@@ -402,10 +393,11 @@ async function serve(
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
     await closeRunner();
-    await Promise.allSettled([...pending]);
+    await bus.idle();
+    bus.close();
   });
   await recoverLocalApps();
-  await Promise.allSettled([...pending]);
+  await bus.idle();
 
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {
