@@ -12,8 +12,8 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
-import { DiskFullError, isDiskFull } from '../specs/index.js';
 import type { Transport, WireResponse } from '../store/index.js';
+import { type GuardedLevel, LevelGuard } from './level-guard.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
 export type WireAttributes = Record<string, Record<string, unknown>>;
@@ -31,15 +31,6 @@ export interface DynamoDbWrite {
  * or refused: a failed conditional write is reported too).
  */
 export type WriteObserver = (write: DynamoDbWrite) => () => void;
-
-/**
- * The `__type` of the answer to a request whose write the database could not make (an I/O error): dynalite
- * answers it as a 500 instead of throwing it from a callback (which would end the process).
- */
-const STORAGE_FAILURE_TYPE = 'com.amazonaws.dynamodb.v20120810#InternalServerError';
-
-/** The message that marks a storage failure as a full disk, for {@link inProcessTransport}. */
-const DISK_FULL_MESSAGE = 'local store: no space left on device';
 
 /** Operations that never change an item; every other operation counts as a write. */
 const READS = new Set([
@@ -79,26 +70,20 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
 export function inProcessTransport(
   server: Server,
   observe: WriteObserver | undefined,
-  storePath = 'the embedded DynamoDB',
-  opened: Promise<void> = Promise.resolve(),
+  guard?: LevelGuard,
 ): Transport {
-  let open = false;
-  void opened.then(
-    () => {
-      open = true;
-    },
-    () => undefined,
-  );
   return async (request) => {
-    // A database that could not open fails every request with why (dynalite would throw it out of a callback).
-    if (!open) await opened;
     const { body } = request;
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const operation = (headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    const settled = READS.has(operation)
-      ? undefined
-      : observe?.({ operation, key: writtenKey(operation, body) });
+    const write = !READS.has(operation);
+    await guard?.admit(write);
+    const observed = write ? observe?.({ operation, key: writtenKey(operation, body) }) : undefined;
+    const settled = () => {
+      observed?.();
+      guard?.done();
+    };
     return new Promise<WireResponse>((resolve, reject) => {
       const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/', headers });
       const responseHeaders: Record<string, string> = {};
@@ -108,10 +93,11 @@ export function inProcessTransport(
           responseHeaders[name.toLowerCase()] = String(value);
         },
         end(chunk?: string | Buffer) {
-          settled?.();
+          settled();
           const text = chunk === undefined ? '' : chunk.toString();
-          if (res.statusCode === 500 && text.includes(DISK_FULL_MESSAGE)) {
-            reject(new DiskFullError(storePath, { cause: new Error(text) }));
+          const failure = guard?.failureOf(res.statusCode, text);
+          if (failure) {
+            reject(failure);
             return;
           }
           resolve({
@@ -126,7 +112,7 @@ export function inProcessTransport(
         if (body !== '') req.emit('data', Buffer.from(body, 'utf8'));
         req.emit('end');
       } catch (error) {
-        settled?.();
+        settled();
         reject(error);
       }
     });
@@ -153,59 +139,9 @@ export interface EmbeddedDynamoDb {
   close(): Promise<void>;
 }
 
-/** The write methods of abstract-level's implementation contract, which its public methods await. */
-const LEVEL_WRITES = ['_put', '_del', '_batch'] as const;
-
-type LevelWrite = (...args: unknown[]) => Promise<unknown>;
-
 /** The part of dynalite's internal store {@link startEmbeddedDynamoDb} uses. */
 interface DynaliteStore {
-  db: {
-    close(callback: (error?: Error | null) => void): void;
-    /** abstract-level's: with `passive`, waits for the open under way and fails as it failed. */
-    open?(options: { passive: boolean }): Promise<void>;
-  } & Partial<Record<(typeof LEVEL_WRITES)[number], LevelWrite>>;
-}
-
-/**
- * Settles once the database is open; rejects with why it could not open ({@link DiskFullError} when LevelDB
- * could not write its files for want of space).
- */
-function whenOpen(db: DynaliteStore['db'], storePath: string): Promise<void> {
-  const { open } = db;
-  if (open === undefined) return Promise.resolve();
-  return (
-    open
-      .call(db, { passive: true })
-      // The constructor's open drops its error: opening once more tells why (or succeeds after all).
-      .catch(() => open.call(db, { passive: false }))
-      .catch((error: unknown) => {
-        throw isDiskFull(error) ? new DiskFullError(storePath, { cause: error }) : error;
-      })
-  );
-}
-
-/**
- * Makes a failed write of the database an error dynalite answers (a 500 it sends as a response) rather than
- * one it throws from a callback, which ends the process: dynalite answers any error that carries a
- * `statusCode` and a `body`. A full disk is marked so that {@link inProcessTransport} reports it as such.
- */
-function answerWriteFailures(db: DynaliteStore['db']): void {
-  for (const name of LEVEL_WRITES) {
-    const write = db[name];
-    if (typeof write !== 'function') continue;
-    db[name] = async (...args: unknown[]) => {
-      try {
-        return await write.apply(db, args);
-      } catch (error) {
-        const message = isDiskFull(error) ? DISK_FULL_MESSAGE : 'local store: the write failed';
-        throw Object.assign(error as Error, {
-          statusCode: 500,
-          body: { __type: STORAGE_FAILURE_TYPE, message: `${message} (${(error as Error).message})` },
-        });
-      }
-    };
-  }
+  db: GuardedLevel & { close(callback: (error?: Error | null) => void): void };
 }
 
 /**
@@ -235,12 +171,14 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   const opened = store;
   if (opened === undefined)
     throw new Error('dynalite did not create its store through dynalite/db: upgrade this module');
-  answerWriteFailures(opened.db);
   const storePath = options.inMemory ? 'the in-memory store' : join(options.dataDir ?? '.', 'dynamodb');
+  // abstract-level's own close: dynalite's replacement ends its store for good.
+  const levelClose = Object.getPrototypeOf(opened.db).close as (this: unknown) => Promise<void>;
+  const guard = new LevelGuard(opened.db, storePath, () => levelClose.call(opened.db));
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    transport: inProcessTransport(server, options.observeWrites, storePath, whenOpen(opened.db, storePath)),
+    transport: inProcessTransport(server, options.observeWrites, guard),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

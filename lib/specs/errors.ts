@@ -240,7 +240,7 @@ const NO_SPACE = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceede
 export function isDiskFull(error: unknown): boolean {
   for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
     const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
-    if (code === 'ENOSPC' || code === 'EDQUOT') return true;
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'DiskFull') return true;
     if (typeof message === 'string' && NO_SPACE.test(message)) return true;
     e = cause;
   }
