@@ -420,6 +420,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         (liveApp) => this.track(liveApp),
       );
     } catch (e) {
+      // Nothing started (the first record write failed): nothing to serve from memory either.
+      this.live.delete(request.appId);
       if (isDiskFull(e)) throw new DiskFullError(this.dataDir, { cause: e });
       throw e;
     }
