@@ -87,7 +87,6 @@ function onlyAppId(dataDir: string): string {
 
 describe('local server killed while it starts a many-replica app', () => {
   it.each([
-    ['as the first replica process appears', 1],
     ['halfway through the replicas', REPLICAS / 2],
     ['once every replica runs', REPLICAS],
   ])(
