@@ -64,6 +64,7 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorCode, HttpErrorFact>> = {
   StoreTableNotFound: { status: 500, retryable: false },
   RecordTooLarge: { status: 500, retryable: false },
   IdempotencyReservation: { status: 500, retryable: false },
+  DiskFull: { status: 503, retryable: true },
   InternalError: { status: 500, retryable: false },
 };
 

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import dynalite from 'dynalite';
 import type { Transport, WireResponse } from '../store/index.js';
+import { type GuardedLevel, LevelGuard } from './level-guard.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
 export type WireAttributes = Record<string, Record<string, unknown>>;
@@ -66,15 +67,23 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
  *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
  * ```
  */
-export function inProcessTransport(server: Server, observe: WriteObserver | undefined): Transport {
-  return (request) => {
+export function inProcessTransport(
+  server: Server,
+  observe: WriteObserver | undefined,
+  guard?: LevelGuard,
+): Transport {
+  return async (request) => {
     const { body } = request;
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const operation = (headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    const settled = READS.has(operation)
-      ? undefined
-      : observe?.({ operation, key: writtenKey(operation, body) });
+    const write = !READS.has(operation);
+    await guard?.admit(write);
+    const observed = write ? observe?.({ operation, key: writtenKey(operation, body) }) : undefined;
+    const settled = () => {
+      observed?.();
+      guard?.done();
+    };
     return new Promise<WireResponse>((resolve, reject) => {
       const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/', headers });
       const responseHeaders: Record<string, string> = {};
@@ -84,11 +93,17 @@ export function inProcessTransport(server: Server, observe: WriteObserver | unde
           responseHeaders[name.toLowerCase()] = String(value);
         },
         end(chunk?: string | Buffer) {
-          settled?.();
+          settled();
+          const text = chunk === undefined ? '' : chunk.toString();
+          const failure = guard?.failureOf(res.statusCode, text);
+          if (failure) {
+            reject(failure);
+            return;
+          }
           resolve({
             statusCode: res.statusCode,
             headers: responseHeaders,
-            body: chunk === undefined ? '' : chunk.toString(),
+            body: text,
           });
         },
       };
@@ -97,7 +112,7 @@ export function inProcessTransport(server: Server, observe: WriteObserver | unde
         if (body !== '') req.emit('data', Buffer.from(body, 'utf8'));
         req.emit('end');
       } catch (error) {
-        settled?.();
+        settled();
         reject(error);
       }
     });
@@ -124,9 +139,9 @@ export interface EmbeddedDynamoDb {
   close(): Promise<void>;
 }
 
-/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} closes. */
+/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} uses. */
 interface DynaliteStore {
-  db: { close(callback: (error?: Error | null) => void): void };
+  db: GuardedLevel & { close(callback: (error?: Error | null) => void): void };
 }
 
 /**
@@ -156,10 +171,14 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   const opened = store;
   if (opened === undefined)
     throw new Error('dynalite did not create its store through dynalite/db: upgrade this module');
+  const storePath = options.inMemory ? 'the in-memory store' : join(options.dataDir ?? '.', 'dynamodb');
+  // abstract-level's own close: dynalite's replacement ends its store for good.
+  const levelClose = Object.getPrototypeOf(opened.db).close as (this: unknown) => Promise<void>;
+  const guard = new LevelGuard(opened.db, storePath, () => levelClose.call(opened.db));
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    transport: inProcessTransport(server, options.observeWrites),
+    transport: inProcessTransport(server, options.observeWrites, guard),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

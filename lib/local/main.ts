@@ -15,11 +15,16 @@ if (process.env.TXS_VERBOSE !== '1') {
 
 const { startLocalServer } = await import('./server.js');
 const { DataDirError } = await import('./private-files.js');
+const { DiskFullError } = await import('../specs/index.js');
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 try {
   server = await startLocalServer({ inMemory: process.env.TXS_IN_MEMORY === '1', verbose: true });
 } catch (error) {
-  if (!(error instanceof DataDirError) && (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  const expected =
+    error instanceof DataDirError ||
+    error instanceof DiskFullError ||
+    (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  if (!expected) throw error;
   console.error(`cannot start the local server: ${(error as Error).message}`);
   process.exit(1);
 }

@@ -26,6 +26,7 @@ import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { LocalEventBus } from './event-bus.js';
 import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 import { listenOnOwnSocket } from './own-socket.js';
@@ -286,9 +287,8 @@ async function serve(
     reconcileAll: () => Promise<unknown>;
   };
 
-  // The in-process event bus: local scheduler events are delivered one at a time, in order, like a queue.
-  let bus: Promise<unknown> = Promise.resolve();
-  const pending = new Set<Promise<unknown>>();
+  // The in-process event bus: local scheduler events are delivered in order, retried while the disk is full.
+  const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
   configureLocalMode({
@@ -296,16 +296,7 @@ async function serve(
     wrapRecordStore: (runnerStore, records) =>
       watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
     recordChanges: watch,
-    emitEvent: (event) => {
-      const delivery = bus
-        .then(() => stateChange.handleStateChange(event))
-        .then(() => undefined)
-        .catch((error: unknown) => console.error('local state-change delivery failed:', error));
-      bus = delivery;
-      pending.add(delivery);
-      void delivery.finally(() => pending.delete(delivery));
-      return delivery;
-    },
+    emitEvent: (event) => bus.emit(event),
     publisher: {
       publish: async (event: AppStateChangeEvent) => {
         log(
@@ -430,10 +421,11 @@ async function serve(
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
     await closeRunner();
-    await Promise.allSettled([...pending]);
+    await bus.idle();
+    bus.close();
   });
   await recoverLocalApps();
-  await Promise.allSettled([...pending]);
+  await bus.idle();
 
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {

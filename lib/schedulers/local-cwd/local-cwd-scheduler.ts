@@ -16,6 +16,8 @@ import {
   applyMacros,
   type Cfg,
   type DescribeAppResponse,
+  DiskFullError,
+  isDiskFull,
   isTerminal,
   type ListAppResponse,
   MISSING,
@@ -406,8 +408,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       throw ValidationError.forField('app.name', `'${dryrun.app.name}' cannot name a directory`);
     }
     const executables = this.resolveExecutables(dryrun);
-    await mkdir(this.dataDir, { recursive: true });
     try {
+      await mkdir(this.dataDir, { recursive: true });
       await mkdir(appDirOf(this.dataDir, request.appId));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
@@ -415,6 +417,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
           `app ${request.appId} already exists in ${this.dataDir}; dry run again for a new id`,
         );
       }
+      if (isDiskFull(e)) throw new DiskFullError(this.dataDir, { cause: e });
       throw e;
     }
     const now = this.now();
@@ -437,13 +440,32 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       createdAt: now,
       updatedAt: now,
     };
-    const liveApp = await LiveApp.start(record, executables, {
-      ...this.liveAppDeps(),
-      baseEnv: this.callerEnvs.get(dryrun) ?? this.baseEnv,
-    });
-    this.live.set(request.appId, liveApp);
-    void liveApp.done.then(() => this.live.delete(request.appId));
+    try {
+      await LiveApp.start(
+        record,
+        executables,
+        { ...this.liveAppDeps(), baseEnv: this.callerEnvs.get(dryrun) ?? this.baseEnv },
+        (liveApp) => this.track(liveApp),
+      );
+    } catch (e) {
+      // Nothing started (the first record write failed): nothing to serve from memory either.
+      this.live.delete(request.appId);
+      if (isDiskFull(e)) throw new DiskFullError(this.dataDir, { cause: e });
+      throw e;
+    }
     return request.appId;
+  }
+
+  /**
+   * Serves the app from memory while it runs, and after it ended until its final record is on disk (a write
+   * refused by a full disk is retried at each later read of the app).
+   */
+  private track(liveApp: LiveApp): void {
+    const { appId } = liveApp.record;
+    this.live.set(appId, liveApp);
+    void liveApp.done.then(() => {
+      if (liveApp.saved) this.live.delete(appId);
+    });
   }
 
   private liveAppDeps(): LiveAppDeps {
@@ -479,7 +501,10 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    */
   private async load(appId: string): Promise<LocalAppRecord | undefined> {
     const live = this.live.get(appId);
-    if (live) return live.record;
+    if (live) {
+      if (isTerminal(live.state) && !live.saved && (await live.save())) this.live.delete(appId);
+      return live.record;
+    }
     const record = await readAppRecord(this.dataDir, appId);
     if (record === undefined || isTerminal(record.state) || this.isSupervised(record.supervisor))
       return record;
@@ -501,10 +526,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (this.closed) return record;
     record.supervisor = { ...processRef(process.pid), instance: this.instanceId };
     const liveApp = await LiveApp.adopt(record, this.liveAppDeps());
-    if (!isTerminal(liveApp.state)) {
-      this.live.set(record.appId, liveApp);
-      void liveApp.done.then(() => this.live.delete(record.appId));
-    }
+    if (!isTerminal(liveApp.state) || !liveApp.saved) this.track(liveApp);
     return liveApp.record;
   }
 
