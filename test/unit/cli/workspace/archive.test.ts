@@ -4,12 +4,14 @@
  * error naming what is wrong.
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync, symlinkSync } from 'node:fs';
 import { chmod, lstat, readdir, readFile, readlink, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ARCHIVE_MTIME, LARGEST_COUNT, packWorkspace } from '../../../../lib/cli/workspace/archive.js';
+import { LARGEST_COUNT, packWorkspace } from '../../../../lib/cli/workspace/archive.js';
 import { WorkspaceError } from '../../../../lib/cli/workspace/errors.js';
 import type { PackProgress } from '../../../../lib/cli/workspace/progress.js';
+import { ARCHIVE_MTIME } from '../../../../lib/cli/workspace/tar-writer.js';
 import { archiveNames, readArchive, type TreeNode, tempDir, treeDir, writeTree } from './tree.js';
 
 const TREE: Record<string, TreeNode> = {
@@ -178,6 +180,27 @@ describe('packWorkspace: refusals', () => {
     expect(error.hint).toContain('`data` to .torchxignore');
   });
 
+  it('refuses a file swapped for a symlink while it is packed, without following it or leaving a partial archive', async () => {
+    const root = await treeDir({ 'a.py': 'a', 'z.py': 'z' });
+    const outDir = await tempDir('ws-out-');
+    let swapped = false;
+    const error = await expectWorkspaceError(
+      packWorkspace(root, {
+        outDir,
+        progressIntervalMs: 0,
+        // Called after a.py is packed and before z.py is opened.
+        onProgress: () => {
+          if (swapped) return;
+          swapped = true;
+          rmSync(join(root, 'z.py'));
+          symlinkSync('/etc/hostname', join(root, 'z.py'));
+        },
+      }),
+    );
+    expect(error).toMatchObject({ problem: 'changed', path: 'z.py' });
+    expect(await readdir(outDir)).toEqual([]);
+  });
+
   it('refuses an unreadable file and an unreadable directory, naming each', async () => {
     const root = await treeDir({ 'ok.py': '', 'secret.key': 'k', 'locked/inner.py': '' });
     await chmod(join(root, 'secret.key'), 0o000);
@@ -227,17 +250,32 @@ catch (e) { console.log(JSON.stringify({ problem: e.problem, path: e.path, messa
 }
 
 describe('packWorkspace: progress', () => {
-  it('reports hashing and then packing, ending with every file and byte counted', async () => {
+  const record = () => {
     const reports: PackProgress[] = [];
+    return { reports, onProgress: (progress: PackProgress) => reports.push(progress), progressIntervalMs: 0 };
+  };
+
+  it('reports packing file by file, ending with every file and byte counted', async () => {
+    const { reports, ...options } = record();
+    await pack(await treeDir(TREE), options);
+    expect(reports.map((report) => report.files)).toEqual([1, 2, 3, 4]);
+    expect(reports.at(-1)).toEqual({ phase: 'packing', files: 4, bytes: 51, totalFiles: 4, totalBytes: 51 });
+  });
+
+  it('with a cache, hashes only the files it does not know, then packs them all', async () => {
     const root = await treeDir(TREE);
-    await pack(root, { onProgress: (progress) => reports.push(progress), progressIntervalMs: 0 });
-    const last = (phase: PackProgress['phase']) => reports.filter((report) => report.phase === phase).at(-1);
-    const totals = { files: 4, bytes: 51, totalFiles: 4, totalBytes: 51 };
-    expect(last('hashing')).toEqual({ phase: 'hashing', ...totals });
-    expect(last('packing')).toEqual({ phase: 'packing', ...totals });
-    expect(reports.findIndex((report) => report.phase === 'packing')).toBeGreaterThan(
-      reports.findLastIndex((report) => report.phase === 'hashing'),
-    );
+    const past = new Date(Date.now() - 60_000);
+    for (const path of ['run.sh', 'pkg/__init__.py', 'pkg/model.py'])
+      await utimes(join(root, path), past, past);
+    const cacheDir = join(await tempDir(), 'cache');
+    await packWorkspace(root, { cacheDir });
+    await writeFile(join(root, 'train.py'), 'print("again")\n');
+    const { reports, ...options } = record();
+    await packWorkspace(root, { cacheDir, ...options });
+    expect(reports.filter((report) => report.phase === 'hashing')).toEqual([
+      { phase: 'hashing', files: 1, bytes: 15, totalFiles: 1, totalBytes: 15 },
+    ]);
+    expect(reports.at(-1)).toEqual({ phase: 'packing', files: 4, bytes: 51, totalFiles: 4, totalBytes: 51 });
   });
 });
 
