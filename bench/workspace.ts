@@ -16,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packWorkspace } from '../lib/cli/workspace/archive.js';
@@ -152,6 +152,7 @@ try {
         generatedAt: new Date().toISOString(),
         node: process.version,
         cpus: cpus().length,
+        loadAverageAtEnd: loadavg().map((value) => round(value, 2)),
         rounds: ROUNDS,
         tree: { files: built.files, bytes: built.bytes, textFiles: TEXT_FILES, binaryFiles: BINARY_FILES },
         archive: {
