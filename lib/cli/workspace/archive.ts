@@ -192,7 +192,8 @@ export async function packWorkspace(dir: string, options: PackOptions = {}): Pro
     }
     const hit = await cache.archive(treeKey(walk.entries, hashes, gzipLevel));
     if (hit !== undefined) {
-      await cache.storeFileHashes(rootKey, records);
+      // Rewritten only when it changed: a new hash, or a file gone.
+      if (unknown.length > 0 || known.size !== records.size) await cache.storeFileHashes(rootKey, records);
       return { ...hit, cached: true, skipped: walk.skipped };
     }
   }
