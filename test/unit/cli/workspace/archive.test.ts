@@ -73,6 +73,14 @@ describe('packWorkspace: reproducible bytes', () => {
     expect(new Set([before.sha256, edited.sha256, executable.sha256]).size).toBe(3);
   });
 
+  it('keeps the uncompressed tar hash when only the gzip level, and so the compressed bytes, change', async () => {
+    const root = await treeDir(TREE);
+    const fast = await pack(root, { gzipLevel: 1 });
+    const small = await pack(root, { gzipLevel: 9 });
+    expect(fast.sha256).not.toBe(small.sha256);
+    expect(fast.tarSha256).toBe(small.tarSha256);
+  });
+
   it('stores fixed times, owner 0 with empty names, and modes 0644 / 0755 by the executable bit', async () => {
     const root = await treeDir(TREE);
     await chmod(join(root, 'train.py'), 0o664);
@@ -146,6 +154,16 @@ describe('packWorkspace: unpacked by the system tar', () => {
     const result = await pack(await tempDir());
     expect(result).toMatchObject({ fileCount: 0, uncompressedSize: 0, largest: [] });
     expect(await readdir(await unpack(result.path))).toEqual([]);
+  });
+});
+
+describe('packWorkspace: special files', () => {
+  it('leaves out a FIFO without opening it, and reports it as skipped', async () => {
+    const root = await treeDir({ 'train.py': '' });
+    expect(spawnSync('mkfifo', [join(root, 'pipe')]).status).toBe(0);
+    const result = await pack(root);
+    expect(result.skipped).toEqual([{ path: 'pipe', kind: 'fifo' }]);
+    expect(await archiveNames(result.path)).toEqual(['train.py']);
   });
 });
 
