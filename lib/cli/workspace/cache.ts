@@ -90,8 +90,10 @@ export class WorkspaceCache {
    * @throws {@link WorkspaceError} (`cache`) when `dir` is not a directory of this user that only they can write.
    */
   static async open(dir: string): Promise<WorkspaceCache> {
-    await mkdir(join(dir, 'archives'), { recursive: true, mode: 0o700 });
+    // Each level is checked before anything is created inside it: a symlink or someone else's directory in
+    // its place is refused, not written through.
     for (const path of [dir, join(dir, 'archives')]) {
+      await mkdir(path, { recursive: true, mode: 0o700 });
       const info = await lstat(path);
       const uid = process.getuid?.();
       if (!info.isDirectory() || (uid !== undefined && info.uid !== uid) || (info.mode & 0o022) !== 0) {

@@ -343,6 +343,15 @@ describe('packWorkspace: the cache', () => {
     expect((await pack(root)).sha256).toBe(cached.sha256);
   });
 
+  it('refuses a cache path that is a symlink, creating nothing where it points', async () => {
+    const elsewhere = await tempDir();
+    const cacheDir = join(await tempDir(), 'cache');
+    symlinkSync(elsewhere, cacheDir);
+    const error = await expectWorkspaceError(packWorkspace(await treeDir(TREE), { cacheDir }));
+    expect(error.problem).toBe('cache');
+    expect(await readdir(elsewhere)).toEqual([]);
+  });
+
   it('refuses a cache directory that other users can write', async () => {
     const cacheDir = await tempDir();
     await chmod(cacheDir, 0o777);
