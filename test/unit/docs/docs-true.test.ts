@@ -25,7 +25,17 @@ const SOURCES: Array<{ dir: string; ext: RegExp; skip?: RegExp }> = [
  * English words that follow "txs" in prose ("txs sends the token", "txs options go before it"): not commands.
  * A command mentioned by mistake (`txs dryrun`) is not one of them.
  */
-const PROSE = new Set(['sends', 'reads', 'reaches', 'follows', 'and', 'as', 'options', 'version', 'start-up']);
+const PROSE = new Set([
+  'sends',
+  'reads',
+  'reaches',
+  'follows',
+  'and',
+  'as',
+  'options',
+  'version',
+  'start-up',
+]);
 
 function filesUnder(dir: string, ext: RegExp, skip?: RegExp): string[] {
   const path = join(ROOT, dir);
