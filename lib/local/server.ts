@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode } from '../../functions/shared/container.js';
+import { configureLocalMode, endpointDynamoDbClient } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
@@ -243,7 +243,7 @@ async function serve(
     : undefined;
   if (db !== undefined) undo.push(() => db.close());
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
-  await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.transport);
+  await ensureRecordTable(LOCAL_TABLE_NAME, endpointDynamoDbClient(dbEndpoint, db?.requestHandler));
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
@@ -276,7 +276,7 @@ async function serve(
   configureLocalMode({
     ...(db && cache
       ? {
-          dynamoDbTransport: db.transport,
+          dynamoDbRequestHandler: db.requestHandler,
           wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
         }
       : {}),
