@@ -6,8 +6,7 @@
  * `dist/lambda`) in the same alternating cold-init rounds; `--out=<name>` writes bench/results/<name>.json.
  * For the local API latency, `--compare=<git revision or directory>` runs that revision's (or checkout's)
  * server alternately with this checkout's. `--rounds=<n>` sets the number of rounds of both (cold init: 11 by
- * default; latency: 2). `--stand-ins` adds a cold-init build whose Batch, SageMaker, Logs and EventBridge
- * clients are measurement-only stand-ins for clients of our own (bench/lib/sdk-stand-ins/).
+ * default; latency: 2).
  */
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -58,27 +57,6 @@ const baselines = args
     return at < 0 ? { name: value, dir: value } : { name: value.slice(0, at), dir: value.slice(at + 1) };
   });
 
-/**
- * `--stand-ins`: cold init also measured with the Batch, SageMaker, Logs and EventBridge SDK clients replaced by
- * measurement-only stand-ins (bench/lib/sdk-stand-ins/): what those functions would cost without the SDK.
- */
-const standIns = args.includes('--stand-ins')
-  ? [
-      {
-        name: 'own AWS clients (stand-ins)',
-        build: {
-          alias: {
-            ...lambdaAliases(ROOT),
-            '@aws-sdk/client-batch': join(ROOT, 'bench/lib/sdk-stand-ins/batch.ts'),
-            '@aws-sdk/client-sagemaker': join(ROOT, 'bench/lib/sdk-stand-ins/sagemaker.ts'),
-            '@aws-sdk/client-cloudwatch-logs': join(ROOT, 'bench/lib/sdk-stand-ins/logs.ts'),
-            '@aws-sdk/client-eventbridge': join(ROOT, 'bench/lib/sdk-stand-ins/events.ts'),
-          },
-        },
-      },
-    ]
-  : [];
-
 if (wanted('sizes')) {
   progress('bundle sizes: stack options, plus two experiments');
   const dir = join(tmpdir(), `txs-bench-sizes-${process.pid}`);
@@ -122,10 +100,10 @@ if (wanted('sizes')) {
 if (wanted('cold')) {
   const { coldInit } = await import('./cold-init.js');
   const roundsArg = args.find((a) => a.startsWith('--rounds='));
-  const report = await coldInit(roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 3 : 11, [
-    ...baselines,
-    ...standIns,
-  ]);
+  const report = await coldInit(
+    roundsArg ? Number(roundsArg.slice('--rounds='.length)) : quick ? 3 : 11,
+    baselines,
+  );
   results.coldInit = report;
   section(
     `Cold init (ms over bare node ${report.bareNodeMs} ms, CPU ${report.bareNodeCpuMs} ms; median of ${report.runs} alternating runs; no --enable-source-maps, as deployed)`,
