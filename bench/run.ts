@@ -11,7 +11,6 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { lambdaAliases } from '../cdk/constructs/lambda-bundling.js';
 import { buildBundles, ROOT } from './bundling.js';
 import { progress, round, table } from './lib/stats.js';
 
