@@ -60,7 +60,8 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
 function bodyText(body: unknown): string {
   if (body === undefined || body === null) return '';
   if (typeof body === 'string') return body;
-  if (body instanceof Uint8Array) return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString();
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString();
   throw new TypeError('the in-process DynamoDB handler takes a string or byte body, not a stream');
 }
 
@@ -103,7 +104,11 @@ export class InProcessRequestHandler implements HttpHandler {
           settled?.();
           const answer = chunk === undefined ? Buffer.alloc(0) : Buffer.from(chunk);
           resolve({
-            response: new HttpResponse({ statusCode: res.statusCode, headers: responseHeaders, body: answer }),
+            response: new HttpResponse({
+              statusCode: res.statusCode,
+              headers: responseHeaders,
+              body: answer,
+            }),
           });
         },
       };

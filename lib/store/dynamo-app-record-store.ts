@@ -20,8 +20,8 @@ import type {
 import type { AppHandle, AppRecord, AppStateTransition, FieldIssue, NewAppRecord } from '../specs/index.js';
 import { defaultDynamoDbClient, type StoreContext } from './context.js';
 import { IdempotencyKeys } from './idempotency.js';
-import { AppQueries } from './queries.js';
 import { ItemClient } from './item-client.js';
+import { AppQueries } from './queries.js';
 import { AppRecords } from './records.js';
 import { requireText, throwIfIssues } from './validation.js';
 

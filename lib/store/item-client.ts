@@ -118,7 +118,9 @@ export class ItemClient {
 
   /** GetItem. */
   async get(input: GetItemInput): Promise<GetItemOutput> {
-    const { Item, ...rest } = await this.dynamodb.send(new GetItemCommand({ ...input, Key: wire(input.Key) }));
+    const { Item, ...rest } = await this.dynamodb.send(
+      new GetItemCommand({ ...input, Key: wire(input.Key) }),
+    );
     return { ...rest, ...(Item ? { Item: plain(Item) } : {}) };
   }
 

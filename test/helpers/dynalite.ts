@@ -95,7 +95,10 @@ export interface SentCommand {
 }
 
 /** The commands `client` sends while `run` runs, in order. */
-export async function sentCommands(client: DynamoDBClient, run: () => Promise<unknown>): Promise<SentCommand[]> {
+export async function sentCommands(
+  client: DynamoDBClient,
+  run: () => Promise<unknown>,
+): Promise<SentCommand[]> {
   const send = vi.spyOn(client, 'send');
   try {
     await run();

@@ -97,7 +97,10 @@ function wireClient(
       >;
       sent.push({ operation, input });
       const { status, body } = answer(operation, input);
-      const headers = { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': `req-${sent.length}` };
+      const headers = {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amzn-requestid': `req-${sent.length}`,
+      };
       return { response: new HttpResponse({ statusCode: status, headers, body: Buffer.from(body) }) };
     },
     updateHttpClientConfig() {},

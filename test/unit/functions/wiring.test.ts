@@ -74,6 +74,11 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/shared/runners.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
-    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient', 'SageMakerClient']);
+    expect(created.sort()).toEqual([
+      'BatchClient',
+      'CloudWatchLogsClient',
+      'DynamoDBClient',
+      'SageMakerClient',
+    ]);
   });
 });
