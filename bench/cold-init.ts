@@ -340,8 +340,10 @@ export async function coldInit(
     };
     await takeInventory(floorSet);
     for (const b of bundles) {
-      const want = JSON.stringify(stackSet.firstCalls.get(b.name) ?? {});
-      const got = JSON.stringify(floorSet.firstCalls.get(b.name) ?? {});
+      const sorted = (calls: Record<string, number> | undefined) =>
+        JSON.stringify(Object.entries(calls ?? {}).sort());
+      const want = sorted(stackSet.firstCalls.get(b.name));
+      const got = sorted(floorSet.firstCalls.get(b.name));
       if (want !== got) throw new Error(`cold init: ${b.name}'s floor sent ${got}, the function ${want}`);
     }
     measured.push(floorSet);

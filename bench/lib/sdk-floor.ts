@@ -6,6 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as batch from '@aws-sdk/client-batch';
 
 /** An SDK client package, its client class, and the input each of its operations is sent with. */
 interface SdkService {
@@ -16,18 +17,10 @@ interface SdkService {
   input(operation: string): Record<string, unknown>;
 }
 
-/** Batch's REST-JSON actions, as the stub counts them (the path's last segment, lower case). */
-const BATCH_OPERATIONS = [
-  'CancelJob',
-  'DescribeJobDefinitions',
-  'DescribeJobQueues',
-  'DescribeJobs',
-  'ListJobs',
-  'RegisterJobDefinition',
-  'SubmitJob',
-  'TagResource',
-  'TerminateJob',
-];
+/** Batch's commands, to name a REST-JSON action as the stub counts it (the path's last segment, lower case). */
+const BATCH_OPERATIONS = Object.keys(batch)
+  .filter((name) => name.endsWith('Command'))
+  .map((name) => name.slice(0, -'Command'.length));
 
 const KEY = { pk: { S: 'APP#floor' }, sk: { S: 'A' } };
 
