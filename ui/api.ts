@@ -10,6 +10,7 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from '../lib/specs/api.js';
+import { encodeSegment } from './route.js';
 
 /** An error answered by the API, with its own words. */
 export class ApiError extends Error {
@@ -19,6 +20,11 @@ export class ApiError extends Error {
     message: string,
     readonly details: Array<{ path: string; message: string }> = [],
     readonly requestId?: string,
+    /**
+     * Whether asking again may succeed: the API's `error.retryable`; for an answer without it (API Gateway's
+     * own, or no answer at all) a lost connection or a 429/502/503/504.
+     */
+    readonly retryable = status === 0 || [429, 502, 503, 504].includes(status),
   ) {
     super(message);
   }
@@ -49,7 +55,9 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
   }
   if (!res.ok) {
     const error = (
-      parsed as { error?: { code?: string; message?: string; details?: []; requestId?: string } }
+      parsed as {
+        error?: { code?: string; message?: string; details?: []; requestId?: string; retryable?: boolean };
+      }
     )?.error;
     // API Gateway's own errors are `{ message }`; anything else is shown as sent.
     const message =
@@ -62,6 +70,7 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
       message,
       error?.details ?? [],
       error?.requestId,
+      ...(typeof error?.retryable === 'boolean' ? [error.retryable] : []),
     );
   }
   if (parsed === undefined) throw new ApiError(res.status, 'InvalidResponse', 'the server answered non-JSON');
@@ -70,7 +79,7 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
 
 /** `scheduler/appId` as a path, each segment encoded. */
 export function appPath(scheduler: string, appId: string): string {
-  return `/v1/apps/${encodeURIComponent(scheduler)}/${encodeURIComponent(appId)}`;
+  return `/v1/apps/${encodeSegment(scheduler)}/${encodeSegment(appId)}`;
 }
 
 /** A run or dry-run request body. */

@@ -36,6 +36,7 @@ export function stuckHint(app: AppResponse): { reason: string; say: string; chec
   const state = app.status.state;
   if (state !== 'PENDING' && state !== 'SUBMITTED' && state !== 'UNSUBMITTED') return undefined;
   const reasons = [
+    app.status.stateReason?.text ?? '',
     app.status.msg,
     ...app.status.roles.flatMap((r) => r.replicas.map((x) => x.reason ?? '')),
     app.history?.at(-1)?.reason ?? '',

@@ -1,15 +1,21 @@
+import { ApiError } from './api.js';
+
 /**
  * Live updates by polling: every `min` ms after a change or an action, backing off ×1.5 while nothing
- * changes (up to `max`), doubling after an error, and paused while the tab is hidden.
+ * changes (up to `max`), doubling after an error that asking again may cure, stopping after one it cannot
+ * (the API's `error.retryable` is false: an unknown app, a refused identity, a server to configure; the
+ * page shows the error and an action or a reload starts again), and paused while the tab is hidden.
  */
 export class Poller {
   private delay: number;
   private timer: number | undefined;
   private stopped = false;
   private running = false;
+  /** Set by an error retrying cannot cure; `hurry` (after an action) polls again. */
+  private halted = false;
   private readonly onVisibility = () => {
     if (document.hidden) this.clear();
-    else this.schedule(0);
+    else if (!this.halted) this.schedule(0);
   };
 
   /** `tick` resolves true when something changed. */
@@ -29,6 +35,7 @@ export class Poller {
 
   /** Polls at the fastest pace again (after an action). */
   hurry(): void {
+    this.halted = false;
     this.delay = this.min;
     this.schedule(0);
   }
@@ -57,11 +64,12 @@ export class Poller {
     try {
       const changed = await this.tick();
       this.delay = changed ? this.min : Math.min(this.max, Math.round(this.delay * 1.5));
-    } catch {
+    } catch (error) {
       this.delay = Math.min(this.max, this.delay * 2);
+      if (error instanceof ApiError && !error.retryable) this.halted = true;
     } finally {
       this.running = false;
     }
-    this.schedule(this.delay);
+    if (!this.halted) this.schedule(this.delay);
   }
 }

@@ -23,6 +23,14 @@ export function parseRoute(hash: string): Route {
   return { view: 'list', query };
 }
 
+/**
+ * A path segment for any text: lone surrogates (which `encodeURIComponent` refuses with a URIError) become
+ * U+FFFD first, so no answer of a server can stop a page from rendering its links.
+ */
+export function encodeSegment(text: string): string {
+  return encodeURIComponent(String(text).toWellFormed());
+}
+
 /** The hash of an app's page (or its logs). */
 export function appHref(
   scheduler: string,
@@ -31,7 +39,7 @@ export function appHref(
   query?: URLSearchParams,
 ): string {
   const q = query && [...query].length > 0 ? `?${query}` : '';
-  return `#/${view}/${encodeURIComponent(scheduler)}/${encodeURIComponent(appId)}${q}`;
+  return `#/${view}/${encodeSegment(scheduler)}/${encodeSegment(appId)}${q}`;
 }
 
 /** States after which nothing changes. */

@@ -93,7 +93,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   },
   StateChange: {
     tableItems: ['GetItem', 'UpdateItem'],
-    queryIndex: 'byNativeName',
+    // byActive: a "Batch Job Queue Blocked" event gives its reason to the apps waiting in that queue.
+    queryIndex: ['byNativeName', 'byActive'],
   },
   // Reads the table's stream (granted with the event source) and puts the committed changes on the bus.
   Publisher: { publishEvents: true },

@@ -521,6 +521,17 @@ export class TorchxServerless extends Construct {
         },
         targets: [stateChangeTarget()],
       });
+      // The job at the head of a queue cannot start (no capacity, a misconfiguration): its statusReason is
+      // the reason every app waiting in that queue waits.
+      new Rule(this, 'BatchJobQueueBlocked', {
+        description: 'AWS Batch job queue blocked events to the torchx-serverless state-change function',
+        eventPattern: {
+          source: ['aws.batch'],
+          detailType: ['Batch Job Queue Blocked'],
+          ...(queueArns === undefined ? {} : { detail: { jobQueue: queueArns } }),
+        },
+        targets: [stateChangeTarget()],
+      });
     }
     new Rule(this, 'SageMakerTrainingJobStateChange', {
       description: 'SageMaker training job state changes to the torchx-serverless state-change function',

@@ -1,15 +1,44 @@
-/** `GET /v1/apps/{scheduler}/{appId}`: the app's record (one read); `?refresh=true` asks the scheduler first. */
-import { recordsRunner } from '../shared/container.js';
+/**
+ * `GET /v1/apps/{scheduler}/{appId}`: the app's record (one read); `?refresh=true` asks the scheduler first;
+ * `?waitFor=<revision>` holds the request until the record's revision differs (local mode; the deployed
+ * stack answers at once, see docs/http-api.md).
+ */
+import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
+import { ValidationError } from '../../lib/specs/index.js';
+import { localModeHooks, recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
-import { boolParam } from '../shared/query.js';
+import { boolParam, intParam, patternParam } from '../shared/query.js';
 import { detailView } from '../shared/views.js';
 import { appFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const { handle, scheduler } = appFromPath(req);
+  const refresh = boolParam('refresh', req.query('refresh'));
+  const waitFor = patternParam(
+    'waitFor',
+    req.query('waitFor'),
+    REVISION_PATTERN,
+    'the `revision` of an earlier answer about this app (22 characters of A-Z a-z 0-9 _ -)',
+  );
+  const waitSeconds = intParam('waitSeconds', req.query('waitSeconds'), 1, MAX_WAIT_SECONDS);
+  if (waitSeconds !== undefined && waitFor === undefined)
+    throw ValidationError.forField(
+      'waitSeconds',
+      'needs waitFor=<revision>: give the revision you have seen',
+    );
+  if (waitFor !== undefined && refresh)
+    throw ValidationError.forField('waitFor', 'cannot be combined with refresh=true; send one or the other');
+  if (waitFor !== undefined) {
+    const { record, waited } = await recordsRunner().getChanged(handle, req.scope, waitFor, {
+      changes: localModeHooks().recordChanges,
+      waitMs: (waitSeconds ?? MAX_WAIT_SECONDS) * 1000,
+    });
+    const headers: Record<string, string> = waited ? { 'long-polled': 'true' } : {};
+    return { statusCode: 200, body: detailView(record), headers };
+  }
   // Without refresh, status is one read of the record. The Runner and the scheduler (with its SDK client) are
   // imported only for a refresh: this function's cold start loads neither.
-  const record = boolParam('refresh', req.query('refresh'))
+  const record = refresh
     ? await (await (await import('../shared/runners.js')).runner(scheduler)).refresh(handle, req.scope)
     : await recordsRunner().get(handle, req.scope);
   return { statusCode: 200, body: detailView(record) };

@@ -29,6 +29,11 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
       ...(routed.appId !== undefined ? { appId: routed.appId } : {}),
     },
   );
+  if (routed.queueBlocked !== undefined) {
+    const { inQueue, stateReason } = routed.queueBlocked;
+    const waiting = await recordsRunner().applyWaitingReason(routed.scheduler, inQueue, stateReason);
+    if (waiting > 0) metrics.addMetric('WaitingReasonsApplied', 'Count', waiting);
+  }
   if (outcome === undefined) return { applied: false, reason: 'not an app we launched' };
   if (!outcome.applied) return { applied: false, reason: outcome.reason };
   metrics.addMetric('TransitionsApplied', 'Count', 1);

@@ -21,7 +21,12 @@ import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import type { HttpHandler } from '@smithy/protocol-http';
 import type { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
-import { type AppRecordStore, AppRecords, type AppStateChangePublisher } from '../../lib/runner/index.js';
+import {
+  type AppRecordStore,
+  AppRecords,
+  type AppStateChangePublisher,
+  type RecordChanges,
+} from '../../lib/runner/index.js';
 import { UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore, newDynamoDbClient } from '../../lib/store/index.js';
 import { type FunctionConfig, readFunctionConfig } from './config.js';
@@ -49,6 +54,12 @@ export interface LocalModeHooks {
    * store under it.
    */
   wrapRecordStore?: (store: AppRecordStore, records: DynamoAppRecordStore) => AppRecordStore;
+  /**
+   * Tells of committed record writes, so a status request with `waitFor` is held until its record changes
+   * (local mode's record watch; `wrapRecordStore` must route the writes through it). Without it (the deployed
+   * stack) such a request is answered at once.
+   */
+  recordChanges?: RecordChanges;
 }
 
 /** Any AWS SDK client the container creates. */

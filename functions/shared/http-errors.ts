@@ -4,54 +4,74 @@
  */
 import { type ApiErrorCode, BACKEND_TEXT_CODES, type ErrorCode, TxsError } from '../../lib/specs/index.js';
 
+/** How the API answers one error code. */
+export interface HttpErrorFact {
+  /** The HTTP status. */
+  status: number;
+  /**
+   * Whether the same request, sent again unchanged, may succeed (throttling, a busy store, a submission in
+   * flight). The answer says so in `error.retryable` and, when true, a `Retry-After` header; the clients
+   * (`txs`, the TorchX plugin, the dashboard) retry only then. A wrong request or a server that must first
+   * be configured (`BackendNotConfigured`, `BackendAccessDenied`) is not retryable: each retried submission
+   * would only leave one more FAILED record.
+   */
+  retryable: boolean;
+}
+
 /**
- * The HTTP status of every API error code: the one mapping. `Record<ApiErrorCode, number>` makes it exhaustive
- * (a new code without a status, or a status for an unknown code, does not compile).
+ * The HTTP status and retryability of every API error code: the one mapping. `Record<ApiErrorCode, …>` makes
+ * it exhaustive (a new code without a status, or a status for an unknown code, does not compile).
  */
-export const STATUS_BY_CODE: Readonly<Record<ApiErrorCode, number>> = {
-  ValidationFailed: 400,
-  InvalidJson: 400,
-  InvalidRunConfig: 400,
-  MalformedAppHandle: 400,
-  UnknownScheduler: 400,
-  UnknownNamedResource: 400,
-  UnknownComponent: 400,
-  InvalidComponentArgument: 400,
-  AppNotSupported: 400,
-  UnknownRole: 400,
-  UnknownReplica: 400,
-  InvalidLogToken: 400,
-  BackendValidation: 400,
-  NotSupported: 400,
-  Unauthenticated: 401,
-  Unauthorized: 401,
-  Forbidden: 403,
-  HostAccessDenied: 403,
-  InstanceTypeNotAllowed: 403,
-  UnknownApp: 404,
-  RouteNotFound: 404,
-  MethodNotAllowed: 405,
-  PayloadTooLarge: 413,
-  UnsupportedMediaType: 415,
-  AppStatus: 409,
-  IdempotencyConflict: 422,
-  IdempotencyInProgress: 409,
-  WaitTimeout: 504,
-  SubmissionOutcomeUnknown: 503,
-  SchedulerError: 500,
-  BackendError: 503,
-  BackendAccessDenied: 502,
-  BackendConflict: 409,
-  BackendQuotaExceeded: 503,
-  BackendNotConfigured: 503,
-  StoreError: 500,
-  StoreUnavailable: 503,
-  StoreConflict: 503,
-  StoreTableNotFound: 500,
-  RecordTooLarge: 500,
-  IdempotencyReservation: 500,
-  InternalError: 500,
+export const HTTP_ERRORS: Readonly<Record<ApiErrorCode, HttpErrorFact>> = {
+  ValidationFailed: { status: 400, retryable: false },
+  InvalidJson: { status: 400, retryable: false },
+  InvalidRunConfig: { status: 400, retryable: false },
+  MalformedAppHandle: { status: 400, retryable: false },
+  UnknownScheduler: { status: 400, retryable: false },
+  UnknownNamedResource: { status: 400, retryable: false },
+  UnknownComponent: { status: 400, retryable: false },
+  InvalidComponentArgument: { status: 400, retryable: false },
+  AppNotSupported: { status: 400, retryable: false },
+  UnknownRole: { status: 400, retryable: false },
+  UnknownReplica: { status: 400, retryable: false },
+  InvalidLogToken: { status: 400, retryable: false },
+  BackendValidation: { status: 400, retryable: false },
+  NotSupported: { status: 400, retryable: false },
+  Unauthenticated: { status: 401, retryable: false },
+  Unauthorized: { status: 401, retryable: false },
+  Forbidden: { status: 403, retryable: false },
+  HostAccessDenied: { status: 403, retryable: false },
+  InstanceTypeNotAllowed: { status: 403, retryable: false },
+  UnknownApp: { status: 404, retryable: false },
+  RouteNotFound: { status: 404, retryable: false },
+  MethodNotAllowed: { status: 405, retryable: false },
+  PayloadTooLarge: { status: 413, retryable: false },
+  UnsupportedMediaType: { status: 415, retryable: false },
+  AppStatus: { status: 409, retryable: false },
+  IdempotencyConflict: { status: 422, retryable: false },
+  IdempotencyInProgress: { status: 409, retryable: true },
+  WaitTimeout: { status: 504, retryable: true },
+  SubmissionOutcomeUnknown: { status: 503, retryable: true },
+  SchedulerError: { status: 500, retryable: false },
+  BackendError: { status: 503, retryable: true },
+  BackendAccessDenied: { status: 502, retryable: false },
+  BackendConflict: { status: 409, retryable: false },
+  BackendQuotaExceeded: { status: 503, retryable: false },
+  BackendNotConfigured: { status: 503, retryable: false },
+  StoreError: { status: 500, retryable: false },
+  StoreUnavailable: { status: 503, retryable: true },
+  StoreConflict: { status: 503, retryable: true },
+  StoreTableNotFound: { status: 500, retryable: false },
+  RecordTooLarge: { status: 500, retryable: false },
+  IdempotencyReservation: { status: 500, retryable: false },
+  DiskFull: { status: 503, retryable: true },
+  InternalError: { status: 500, retryable: false },
 };
+
+/** The HTTP status of every API error code (from {@link HTTP_ERRORS}). */
+export const STATUS_BY_CODE = Object.fromEntries(
+  Object.entries(HTTP_ERRORS).map(([code, fact]) => [code, fact.status]),
+) as Readonly<Record<ApiErrorCode, number>>;
 
 /**
  * Our own words for the errors of `BACKEND_TEXT_CODES` (lib/specs), whose messages carry DynamoDB's or AWS's
@@ -113,6 +133,20 @@ export function statusForCode(code: ErrorCode): number {
   return Object.hasOwn(STATUS_BY_CODE, code) ? STATUS_BY_CODE[code as ApiErrorCode] : 500;
 }
 
+/** Seconds a retryable answer asks the client to wait (`Retry-After`). */
+const RETRY_AFTER_SECONDS = 5;
+
+/**
+ * Whether retrying the request unchanged may cure `error`: its code's fact in {@link HTTP_ERRORS}, narrowed by
+ * an error that knows better about itself (a `BackendError` whose `retryable` is false: AWS rejected the
+ * content). An error outside the map (the CLI's own codes) is not retryable.
+ */
+export function isRetryable(error: TxsError): boolean {
+  if (!Object.hasOwn(HTTP_ERRORS, error.code)) return false;
+  const own = (error as { retryable?: unknown }).retryable;
+  return HTTP_ERRORS[error.code as ApiErrorCode].retryable && own !== false;
+}
+
 /** Normalizes any thrown value into our error vocabulary. */
 export function toTxsError(error: unknown): TxsError | undefined {
   if (error instanceof TxsError) return error;
@@ -144,12 +178,20 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
       statusCode: 500,
       headers,
       body: JSON.stringify({
-        error: { code: 'InternalError', message: `Internal error (request id ${requestId})`, requestId },
+        error: {
+          code: 'InternalError',
+          message: `Internal error (request id ${requestId})`,
+          requestId,
+          retryable: false,
+        },
       }),
     };
   }
   const statusCode = statusForCode(known.code);
-  if (statusCode === 503 && known.code !== 'BackendNotConfigured') headers['retry-after'] = '5';
+  const retryable = isRetryable(known);
+  if (retryable) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+  // The stored answer of an earlier request with the same Idempotency-Key (as on a replayed 201).
+  if ((known as { replayed?: unknown }).replayed === true) headers['idempotent-replayed'] = 'true';
   const publicMessage = BACKEND_TEXT_CODES.has(known.code)
     ? (PUBLIC_MESSAGES[known.code] ?? 'A backend of this service failed the request')
     : undefined;
@@ -157,6 +199,7 @@ export function errorResponse(error: unknown, requestId: string): ErrorResponse 
     code: known.code,
     message: publicMessage === undefined ? known.message : `${publicMessage} (request id ${requestId})`,
     requestId,
+    retryable,
   };
   if (known.issues.length > 0 && publicMessage === undefined) payload.details = known.issues;
   // SubmissionOutcomeUnknown: the app's handle, to check its status or retry with the same Idempotency-Key.

@@ -5,6 +5,7 @@
  * (`npm run openapi` regenerates it; a test fails when it is stale).
  */
 import * as z from 'zod/mini';
+import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
 import {
   apiErrorSchema,
   appActionResponseSchema,
@@ -30,6 +31,8 @@ interface Operation {
   readonly body?: z.ZodMiniType;
   readonly query?: readonly QueryParam[];
   readonly headers?: readonly QueryParam[];
+  /** Headers of the success answer. */
+  readonly responseHeaders?: readonly QueryParam[];
   readonly status: number;
   readonly response: z.ZodMiniType | 'openapi';
 }
@@ -101,6 +104,22 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
         'refresh',
         { type: 'string', enum: ['true', 'false', '1', '0'] },
         'ask the scheduler before answering',
+      ],
+      [
+        'waitFor',
+        { type: 'string', pattern: REVISION_PATTERN.source },
+        'the revision of an earlier answer: answer once the record has another revision, or after ' +
+          'waitSeconds (local mode holds the request; the deployed API answers at once, without the ' +
+          'Long-Polled header). Not with refresh',
+      ],
+      ['waitSeconds', int(1, MAX_WAIT_SECONDS), `with waitFor: longest wait (default ${MAX_WAIT_SECONDS})`],
+    ],
+    responseHeaders: [
+      [
+        'Long-Polled',
+        { type: 'string', enum: ['true'] },
+        'with waitFor: the server held the request until the record changed or waitSeconds passed, so ' +
+          'the client may ask again at once; absent: poll at your own pace',
       ],
     ],
     status: 200,
@@ -175,6 +194,13 @@ export function buildOpenApiDocument(): Record<string, unknown> {
       responses: {
         [String(op.status)]: {
           description: op.summary,
+          ...(op.responseHeaders === undefined
+            ? {}
+            : {
+                headers: Object.fromEntries(
+                  op.responseHeaders.map(([name, schema, description]) => [name, { description, schema }]),
+                ),
+              }),
           content: json(
             op.response === 'openapi'
               ? { type: 'object' }

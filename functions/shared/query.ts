@@ -38,3 +38,16 @@ export function boolParam(name: string, raw: string | undefined): boolean {
   if (raw === 'true' || raw === '1') return true;
   throw ValidationError.forField(name, `must be true or false, got '${raw}'`);
 }
+
+/** Parses a parameter that must match `pattern`; `expected` says what it must be. */
+export function patternParam(
+  name: string,
+  raw: string | undefined,
+  pattern: RegExp,
+  expected: string,
+): string | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!pattern.test(raw))
+    throw ValidationError.forField(name, `must be ${expected}, got '${raw.slice(0, 64)}'`);
+  return raw;
+}

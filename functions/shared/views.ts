@@ -1,7 +1,7 @@
 /**
  * JSON views of records for the API: summaries for lists, details for status. Times become ISO strings.
  */
-import { statusOfRecord } from '../../lib/runner/index.js';
+import { recordRevision, statusOfRecord } from '../../lib/runner/index.js';
 import type { AppRecord } from '../../lib/specs/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -20,6 +20,7 @@ export function summaryView(record: AppRecord) {
     updatedAt: iso(record.updatedAt),
   };
   if (record.reason !== undefined) view.reason = record.reason;
+  if (record.stateReason !== undefined) view.stateReason = record.stateReason;
   return view;
 }
 
@@ -38,6 +39,7 @@ export function detailView(record: AppRecord) {
     app: record.app,
     cfg: record.cfg,
     history: record.history.map((h) => ({ ...h, time: iso(h.time) })),
+    revision: recordRevision(record),
   };
   if (record.historyElided !== undefined) view.historyElided = record.historyElided;
   if (record.cancelRequestedAt !== undefined) view.cancelRequestedAt = iso(record.cancelRequestedAt);

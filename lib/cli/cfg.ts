@@ -8,6 +8,7 @@ import { InvalidRunConfigError, SECRET_CFG_KEYS } from '../specs/errors.js';
 import {
   type Cfg,
   castRunOptValue,
+  isOfRunOptType,
   parseKeyValueLiteral,
   type RunOpt,
   type RunOptDescription,
@@ -31,8 +32,9 @@ export function runOptsFromDescriptions(descriptions: readonly RunOptDescription
   const opts = new RunOpts();
   for (const d of descriptions) {
     const init: RunOptInit = { type: d.type, help: d.help, required: d.required, aliases: d.aliases ?? [] };
-    if (!d.required) init.default = d.default ?? null;
-    opts.add(d.name, init);
+    const declared = d.required ? null : (d.default ?? null);
+    // A server's default of another type than it declares is dropped rather than refusing every option.
+    opts.add(d.name, { ...init, default: isOfRunOptType(declared, d.type) ? declared : null });
   }
   return opts;
 }

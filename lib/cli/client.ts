@@ -32,7 +32,8 @@ import {
   UsageError,
 } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
-import { isLoopbackHostname, LOCAL_TOKEN_FILE_ENV, NEW_LINK_PATH, readLocalToken } from './local-token.js';
+import { findOwnSocket, type OwnSocket } from './local-socket.js';
+import { isLoopbackHostname, NEW_LINK_PATH } from './local-token.js';
 import type { RequestSigner } from './sigv4.js';
 
 /** Options of {@link TxsClient}. */
@@ -57,11 +58,11 @@ export interface TxsClientOptions {
   headers?: Record<string, string>;
   userAgent?: string;
   /**
-   * The local server's token for unsigned requests (sent as `Authorization: Bearer`). Default: read for each
-   * request from `TXS_LOCAL_TOKEN_FILE` or `~/.txs/local/<port>.token` when the endpoint is a loopback
-   * http URL (see `local-token.ts`); nothing otherwise.
+   * Finds the local server's own socket for unsigned requests (see `local-socket.ts`); default
+   * {@link findOwnSocket} of the endpoint with this process's environment, home and uid. Requests go through
+   * the socket when one is proven the caller's, else over TCP; no local token is sent either way.
    */
-  localToken?: () => Promise<string | undefined>;
+  ownSocket?: () => Promise<OwnSocket>;
 }
 
 /** Options of one request. */
@@ -71,6 +72,19 @@ interface RequestOptions {
   headers?: Record<string, string>;
   /** The handle the request is about, for "unknown app" messages. */
   handle?: string;
+  /** Aborts the request (and its retries). */
+  signal?: AbortSignal;
+}
+
+/** What {@link TxsClient.waitForChange} answers. */
+export interface ChangedApp {
+  app: AppResponse;
+  /**
+   * True when the server held the request until the app changed or the wait ended (`Long-Polled: true`):
+   * the caller may ask again at once. False: the server answered at once (the deployed API, or a server
+   * without long polls), so the caller polls at its own pace.
+   */
+  longPolled: boolean;
 }
 
 /** Network error codes worth retrying: the request may not have reached the server, or its answer was lost. */
@@ -158,11 +172,33 @@ export class TxsClient {
   }
 
   /** `GET /v1/apps/{scheduler}/{appId}`; `refresh` asks the scheduler first. */
-  async getApp(handle: string, options: { refresh?: boolean } = {}): Promise<AppResponse> {
+  async getApp(
+    handle: string,
+    options: { refresh?: boolean; signal?: AbortSignal } = {},
+  ): Promise<AppResponse> {
     return this.request<AppResponse>('GET', appPath(handle), {
       handle,
       query: { refresh: options.refresh === true ? 'true' : undefined },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
+  }
+
+  /**
+   * `GET /v1/apps/{scheduler}/{appId}?waitFor=<revision>`: the app once its revision is no longer
+   * `revision`, or after `waitSeconds` (1–20, default 20) unchanged, where the server holds requests (local
+   * mode); at once elsewhere.
+   */
+  async waitForChange(
+    handle: string,
+    revision: string,
+    options: { waitSeconds?: number; signal?: AbortSignal } = {},
+  ): Promise<ChangedApp> {
+    const { value, header } = await this.send<AppResponse>('GET', appPath(handle), {
+      handle,
+      query: { waitFor: revision, waitSeconds: options.waitSeconds },
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return { app: value, longPolled: header('long-polled') === 'true' };
   }
 
   /** `POST /v1/apps/{scheduler}/{appId}/cancel`. */
@@ -192,9 +228,31 @@ export class TxsClient {
     });
   }
 
-  /** The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`). */
+  /**
+   * The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`), asked
+   * only through the server's own socket (a link from a server not proven the caller's could lead anywhere).
+   *
+   * @throws UsageError when the endpoint's socket is not proven the caller's.
+   */
   async dashboardLink(): Promise<string> {
+    const own = await this.ownServer();
+    if (own.path === undefined) {
+      throw new UsageError(
+        `cannot ask ${this.endpoint} for a dashboard link: ${own.why}`,
+        'run txs ui as the user who started the local server (npm start), or open the link npm start printed',
+      );
+    }
     return (await this.request<{ url: string }>('POST', NEW_LINK_PATH)).url;
+  }
+
+  /**
+   * Whether this client reaches a server proven to run as the caller's OS user: the local server's own socket
+   * (its path), or why not. Only such a server may receive the caller's environment or working directory.
+   */
+  ownServer(): Promise<OwnSocket> {
+    if (this.options.signer)
+      return Promise.resolve({ why: `${this.endpoint} is a signed (deployed) endpoint` });
+    return (this.options.ownSocket ?? (() => findOwnSocket(this.endpoint)))();
   }
 
   /** Builds the full URL of `path` with `query` (arrays become repeated parameters). */
@@ -209,6 +267,15 @@ export class TxsClient {
   }
 
   private async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    return (await this.send<T>(method, path, options)).value;
+  }
+
+  /** Sends a request (retrying transient failures); the answer's JSON and headers. */
+  private async send<T>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<{ value: T; header: (name: string) => string | undefined }> {
     const url = this.urlOf(path, options.query);
     const body = options.body === undefined ? undefined : JSON.stringify(options.body);
     const baseHeaders: Record<string, string> = {
@@ -217,14 +284,20 @@ export class TxsClient {
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
-    if (!this.options.signer && baseHeaders.authorization === undefined) {
-      const token = await (this.options.localToken ?? (() => readLocalToken(this.options.endpoint)))();
-      if (token !== undefined) baseHeaders.authorization = `Bearer ${token}`;
-    }
+    // The local server's own socket when proven; never a token (over TCP, `localhost` may be someone else's).
+    const socketPath = (await this.ownServer()).path;
     const maxRetries = this.options.maxRetries ?? 3;
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.attempt(method, url, baseHeaders, body, options.handle);
-      if (outcome.ok) return outcome.value as T;
+      const outcome = await this.attempt(
+        method,
+        url,
+        baseHeaders,
+        body,
+        options.handle,
+        options.signal,
+        socketPath,
+      );
+      if (outcome.ok) return { value: outcome.value as T, header: outcome.header };
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
       await this.sleep(outcome.retryAfterMs ?? backoff(attempt));
     }
@@ -236,8 +309,10 @@ export class TxsClient {
     baseHeaders: Record<string, string>,
     body: string | undefined,
     handle: string | undefined,
+    signal: AbortSignal | undefined,
+    socketPath: string | undefined,
   ): Promise<
-    | { ok: true; value: unknown }
+    | { ok: true; value: unknown; header: (name: string) => string | undefined }
     | { ok: false; error: CliError; retryable: boolean; retryAfterMs?: number | undefined }
   > {
     let headers = baseHeaders;
@@ -261,14 +336,16 @@ export class TxsClient {
         url,
         headers,
         ...(body === undefined ? {} : { body }),
+        ...(socketPath === undefined ? {} : { socketPath }),
         timeoutMs: this.options.timeoutMs ?? 60_000,
+        ...(signal === undefined ? {} : { signal }),
       });
     } catch (error) {
       const code = networkErrorCode(error);
       return {
         ok: false,
         retryable: code !== undefined && RETRYABLE_NETWORK_CODES.has(code),
-        error: this.unreachable(error, code),
+        error: this.unreachable(error, code, socketPath),
       };
     }
     const { text, status } = response;
@@ -276,9 +353,9 @@ export class TxsClient {
       return { ok: false, retryable: false, error: this.redirected(status, response.header('location')) };
     }
     if (status >= 200 && status < 300) {
-      if (text === '') return { ok: true, value: {} };
+      if (text === '') return { ok: true, value: {}, header: (name: string) => response.header(name) };
       try {
-        return { ok: true, value: JSON.parse(text) };
+        return { ok: true, value: JSON.parse(text), header: (name: string) => response.header(name) };
       } catch {
         return {
           ok: false,
@@ -306,7 +383,7 @@ export class TxsClient {
     return {
       ok: false,
       error,
-      retryable: isRetryableStatus(status, error),
+      retryable: error instanceof ApiError && error.retryable,
       retryAfterMs: retryAfterMs(response.header('retry-after')),
     };
   }
@@ -325,7 +402,11 @@ export class TxsClient {
     );
   }
 
-  private unreachable(error: unknown, code: string | undefined): EndpointUnreachableError {
+  private unreachable(
+    error: unknown,
+    code: string | undefined,
+    socketPath: string | undefined,
+  ): EndpointUnreachableError {
     const local = this.options.endpointSource === 'default' || this.options.endpointSource === undefined;
     const where =
       this.options.endpointSource === undefined || this.options.endpointSource === 'default'
@@ -336,7 +417,9 @@ export class TxsClient {
       case 'ECONNREFUSED':
         return new EndpointUnreachableError(
           this.endpoint,
-          'connection refused',
+          socketPath === undefined
+            ? 'connection refused'
+            : `connection refused at ${socketPath} (a socket left by a local server that was killed?)`,
           local
             ? 'is the local server running? start it with `npm start` (or set --endpoint / TXS_ENDPOINT)'
             : `is the server running at ${host}?${where}`,
@@ -403,12 +486,13 @@ function retryAfterMs(header: string | undefined): number | undefined {
   return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - Date.now()), 20_000);
 }
 
-const NOT_RETRYABLE_CODES = new Set(['BackendAccessDenied', 'BackendNotConfigured']);
-
-function isRetryableStatus(status: number, error: CliError): boolean {
-  if (error instanceof ApiError && error.apiCode === 'IdempotencyInProgress') return true;
-  // Errors that retrying cannot fix: each retried POST would leave one more FAILED record.
-  if (error instanceof ApiError && NOT_RETRYABLE_CODES.has(error.apiCode)) return false;
+/**
+ * Whether an answer may be cured by sending the request again: the API says so in `error.retryable`; an
+ * answer without it (API Gateway's own throttling or timeout, a proxy, an older server) is judged by its
+ * status alone.
+ */
+function retryableAnswer(status: number, said: unknown): boolean {
+  if (typeof said === 'boolean') return said;
   return status === 429 || status === 502 || status === 503 || status === 504;
 }
 
@@ -461,6 +545,8 @@ const HINTS: Readonly<Record<string, string>> = {
   IdempotencyConflict: 'that Idempotency-Key was used for a different request; use a new --idempotency-key',
   IdempotencyInProgress: 'a request with the same Idempotency-Key is still submitting; retry in a moment',
   BackendAccessDenied: 'the deployed stack lacks an AWS permission (a deployment problem): tell its operator',
+  BackendNotConfigured:
+    'the server needs AWS configuration for this scheduler (retrying cannot help): give it AWS_REGION and credentials and restart it; `txs run --dryrun` works without them',
   BackendError: 'AWS is throttling or failing; retry later',
   StoreUnavailable: 'the app store is unavailable; retry later',
   PayloadTooLarge: 'the request is over 1 MiB; trim the AppDef (large env or args?)',
@@ -508,6 +594,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
         message: `${answer.endpoint} answered HTTP ${status}: ${gatewayMessage}`,
         hint: status === 429 ? 'too many requests; retry in a moment' : 'the API failed; retry later',
         exitCode: ExitCode.UNAVAILABLE,
+        retryable: retryableAnswer(status, undefined),
         ...(requestId === undefined ? {} : { requestId }),
       });
     }
@@ -518,6 +605,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
       message: `unexpected answer from ${answer.endpoint}: HTTP ${status} (${kind}) to ${answer.method} ${answer.path}`,
       hint: 'is the endpoint the torchx-serverless API? include the stage, e.g. https://abc.execute-api.us-east-1.amazonaws.com/prod',
       exitCode: ExitCode.UNAVAILABLE,
+      retryable: retryableAnswer(status, undefined),
       ...(requestId === undefined ? {} : { requestId }),
     });
   }
@@ -525,10 +613,12 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     (d): d is { path: string; message: string } =>
       typeof d?.path === 'string' && typeof d?.message === 'string',
   );
+  const retryable = retryableAnswer(status, apiError.retryable);
   const base = {
     status,
     apiCode: apiError.code,
     details,
+    retryable,
     ...(requestId === undefined ? {} : { requestId }),
   };
   if (status === 404 && apiError.code === 'UnknownApp') {
@@ -561,11 +651,13 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     message: apiError.message,
     ...(hint === undefined ? {} : { hint }),
     exitCode:
-      status >= 500 || status === 409
-        ? ExitCode.UNAVAILABLE
-        : status === 403
-          ? ExitCode.AUTH
-          : ExitCode.USAGE,
+      status > 500 && !retryable
+        ? ExitCode.CONFIG
+        : status >= 500 || status === 409
+          ? ExitCode.UNAVAILABLE
+          : status === 403
+            ? ExitCode.AUTH
+            : ExitCode.USAGE,
   });
 }
 
@@ -589,8 +681,8 @@ function authError(
   if (!answer.signed && isLocalEndpoint(answer.endpoint)) {
     hint =
       answer.status === 401
-        ? `txs sends the local server's token from ${LOCAL_TOKEN_FILE_ENV} or ~/.txs/local/<port>.token: run txs as ` +
-          `the user who started the server, or set ${LOCAL_TOKEN_FILE_ENV} to a readable copy of the token`
+        ? 'txs reaches the local server through its own socket (~/.txs/local/<port>.sock), which only the user ' +
+          'who started it can use, and never sends its token over TCP: run txs as that user'
         : 'the local server answers only to loopback names: use http://127.0.0.1:<port> or http://localhost:<port>';
   } else if (!answer.signed) {
     hint =

@@ -8,7 +8,8 @@ import { type ErrorCode, type FieldIssue, TxsError } from '../specs/errors.js';
 
 /**
  * The exit codes of `txs`. Scripts can tell "the job failed" (1) from "the command was wrong" (2), "no
- * such app" (3), "not allowed" (4) and "could not get an answer" (5, worth retrying).
+ * such app" (3), "not allowed" (4), "could not get an answer" (5, worth retrying) and "the server must be
+ * configured first" (78, not worth retrying).
  */
 export const ExitCode = {
   /** The command did what it was asked; with `--wait`, the app SUCCEEDED. */
@@ -23,6 +24,12 @@ export const ExitCode = {
   AUTH: 4,
   /** The endpoint could not be reached, is not a torchx-serverless API, or failed (5xx). Retry later. */
   UNAVAILABLE: 5,
+  /**
+   * The server cannot do this until its operator configures it (sysexits' EX_CONFIG): it answered a 5xx that
+   * it marks not retryable, e.g. `BackendNotConfigured` (no AWS region or credentials for the scheduler) or
+   * `BackendAccessDenied` (the deployment's IAM permissions). Retrying does not help.
+   */
+  CONFIG: 78,
   /** Interrupted with Ctrl-C (128 + SIGINT). */
   INTERRUPTED: 130,
 } as const;
@@ -100,17 +107,25 @@ export interface ApiErrorInit {
   requestId?: string;
   hint?: string;
   exitCode: ExitCode;
+  /**
+   * Whether the same request may succeed if sent again: the API's `error.retryable`, or for an answer
+   * without it (API Gateway's own 429/502/503/504, a proxy) the status alone.
+   */
+  retryable?: boolean;
 }
 
 /**
  * Thrown when the API answers with an error status. `apiCode` is the API's `error.code`; the exit code
- * follows the status (400 → 2, 404 → 3, 401/403 → 4, 5xx → 5).
+ * follows the status (400 → 2, 404 → 3, 401/403 → 4, 5xx → 5, or 78 for a 502/503 the API marks not
+ * retryable).
  */
 export class ApiError extends CliError {
   override readonly code: ErrorCode = 'ApiError';
   readonly status: number;
   readonly apiCode: string;
   readonly requestId: string | undefined;
+  /** Whether sending the same request again may succeed (see {@link ApiErrorInit.retryable}). */
+  readonly retryable: boolean;
 
   constructor(init: ApiErrorInit) {
     super(init.message, {
@@ -121,6 +136,7 @@ export class ApiError extends CliError {
     this.status = init.status;
     this.apiCode = init.apiCode;
     this.requestId = init.requestId;
+    this.retryable = init.retryable ?? false;
   }
 }
 

@@ -6,7 +6,9 @@
  */
 import type { ComponentDescription } from '../components/index.js';
 import { APP_STATES, type AppState } from '../specs/app-state.js';
+import { displayText } from '../specs/names.js';
 import { pythonRepr } from '../specs/run-opts.js';
+import { formatAttemptOutcome, formatStateReason } from '../specs/state-reason.js';
 import { AppStatus } from '../specs/status.js';
 import type {
   AppCountsResponse,
@@ -16,8 +18,8 @@ import type {
   SchedulerInfo,
 } from './api-types.js';
 import { runOptsFromDescriptions } from './cfg.js';
-import { escapeStrict, TERMINAL_CONTROLS } from './terminal-text.js';
-import { formatLocalTime } from './time.js';
+import { TERMINAL_CONTROLS } from './terminal-text.js';
+import { formatElapsed, formatLocalTime } from './time.js';
 
 const { green: GREEN, red: RED, bold: BOLD, reset: RESET } = TERMINAL_CONTROLS;
 
@@ -44,8 +46,9 @@ export function painter(enabled: boolean): Painter {
  * ```
  */
 export function formatTable(headers: readonly string[], cells: readonly (readonly string[])[]): string {
-  // Cells come from the server (handles, names): escaped strictly, so a table cannot hide or reorder text.
-  const rows = cells.map((r) => r.map(escapeStrict));
+  // Cells come from the server (handles, names): escaped to one line each, so a table cannot hide or
+  // reorder text.
+  const rows = cells.map((r) => r.map((cell) => displayText(cell)));
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -85,14 +88,21 @@ export function formatAppCounts(result: AppCountsResponse, states: readonly AppS
 }
 
 /**
- * TorchX's `AppStatus.format()` for the app, optionally only for some roles.
+ * TorchX's `AppStatus.format()` for the app, optionally only for some roles, followed by the scheduler's
+ * reason for the state with since-when (`Reason: for 40m00s: CAPACITY:…`) and how each finished attempt
+ * ended (an attempt the infrastructure ended is marked as not the app's failure).
  *
+ * @param now epoch ms, for how long the reason has held
  * @example
  * ```ts
  * formatStatus(await client.getApp(handle)); // 'AppStatus:\n    State: RUNNING\n …'
  * ```
  */
-export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly string[]): string {
+export function formatStatus(
+  app: Pick<AppResponse, 'status'>,
+  roles?: readonly string[],
+  now: number = Date.now(),
+): string {
   const status = new AppStatus({
     state: app.status.state,
     numRestarts: app.status.numRestarts,
@@ -101,23 +111,33 @@ export function formatStatus(app: Pick<AppResponse, 'status'>, roles?: readonly 
     roles: app.status.roles ?? [],
     ...(app.status.uiUrl === undefined || app.status.uiUrl === null ? {} : { uiUrl: app.status.uiUrl }),
   });
-  return status.format(roles);
+  const lines: string[] = [];
+  const reason = app.status.stateReason;
+  if (reason !== undefined && reason !== null) {
+    lines.push(displayText(`Reason: ${formatStateReason(reason, now, formatElapsed)} (${reason.source})`));
+  }
+  const attempts = app.status.attemptOutcomes ?? [];
+  if (attempts.length > 0)
+    lines.push('Attempts:', ...attempts.map((a) => `  ${displayText(formatAttemptOutcome(a))}`));
+  const extra = lines.map((line) => `${line}\n    `).join('');
+  return `${status.format(roles)}${extra}`;
 }
 
 const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+:-]*$/;
 const RESERVED_SCALARS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', '~']);
 
+// JSON quoting escapes C0 controls; displayText escapes what it leaves (C1, bidi, zero-width characters).
 function yamlScalar(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   const text = String(value);
   if (PLAIN_SCALAR.test(text) && !text.endsWith(':') && !RESERVED_SCALARS.has(text.toLowerCase()))
     return text;
-  return JSON.stringify(text);
+  return displayText(JSON.stringify(text));
 }
 
 function yamlKey(key: string): string {
-  return /^[A-Za-z_][\w.-]*$/.test(key) ? key : JSON.stringify(key);
+  return /^[A-Za-z_][\w.-]*$/.test(key) ? key : displayText(JSON.stringify(key));
 }
 
 function isEmptyContainer(value: unknown): boolean {
@@ -171,7 +191,7 @@ export function formatRunOpts(schedulers: readonly SchedulerInfo[], paint: Paint
     .map((s) => {
       const body =
         s.runOpts.length === 0 ? '    (no run options)' : runOptsFromDescriptions(s.runOpts).format();
-      return `${paint.green(s.name)}:\n${body}\n`;
+      return `${paint.green(displayText(s.name))}:\n${displayText(body, 'block')}\n`;
     })
     .join('\n');
 }
@@ -183,7 +203,7 @@ export function formatBuiltinList(components: readonly ComponentDescription[]): 
     const summary = firstSentence(c.description);
     return ` ${String(i + 1).padStart(2)}. ${c.name.padEnd(width)}${summary ? `  ${summary}` : ''}`.trimEnd();
   });
-  return [`Found ${components.length} builtin components:`, ...lines].join('\n');
+  return displayText([`Found ${components.length} builtin components:`, ...lines].join('\n'), 'block');
 }
 
 /** `txs builtins NAME`: usage line, description and each argument with type, default and help. */
@@ -222,12 +242,12 @@ export function formatBuiltin(component: ComponentDescription): string {
     if (component.varargs.help) lines.push(`      ${component.varargs.help}`);
     lines.push('');
   }
-  return lines.join('\n').trimEnd();
+  return displayText(lines.join('\n').trimEnd(), 'block');
 }
 
 /** `txs run --dryrun`: TorchX's two sections, the application and the scheduler request. */
 export function formatDryRun(dryrun: DryRunResponse): string {
-  const request = dryrun.text ?? JSON.stringify(dryrun.request, null, 2);
+  const request = displayText(dryrun.text ?? JSON.stringify(dryrun.request, null, 2), 'block');
   return `=== APPLICATION ===\n${formatYaml(dryrun.app)}\n\n=== SCHEDULER REQUEST ===\n${request}`;
 }
 

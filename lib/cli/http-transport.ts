@@ -20,6 +20,13 @@ export interface HttpExchange {
   body?: string;
   /** The whole exchange (connect, send, read the answer) must end within this many ms. */
   timeoutMs: number;
+  /** Aborts the exchange (the request is destroyed; the promise rejects with an `AbortError`). */
+  signal?: AbortSignal;
+  /**
+   * Connect to this Unix domain socket instead of `url`'s host and port (the local server's own socket,
+   * `local-socket.ts`); `url` still gives the path and the `Host` header.
+   */
+  socketPath?: string;
 }
 
 /** The answer to an {@link HttpExchange}. */
@@ -84,10 +91,17 @@ export const nodeHttpTransport: HttpTransport = async (exchange) => {
       {
         method: exchange.method,
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        ...(url.port === '' ? {} : { port: Number(url.port) }),
+        ...(exchange.socketPath === undefined
+          ? {
+              hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+              ...(url.port === '' ? {} : { port: Number(url.port) }),
+            }
+          : { socketPath: exchange.socketPath }),
         path: `${url.pathname}${url.search}`,
-        headers: exchange.headers,
+        // Over a socket Node would send `Host: localhost`; the endpoint's own authority keeps requests alike.
+        headers:
+          exchange.socketPath === undefined ? exchange.headers : { host: url.host, ...exchange.headers },
+        ...(exchange.signal === undefined ? {} : { signal: exchange.signal }),
       },
       (answer) => {
         const chunks: Buffer[] = [];

@@ -13,6 +13,7 @@ export * from './errors.js';
 export * from './format.js';
 export * from './http-transport.js';
 export * from './io.js';
+export * from './local-socket.js';
 export * from './log-target.js';
 export * from './logs.js';
 export { DEFAULT_SCHEDULER, EXIT_INTERNAL, main, normalizeRunArgv } from './program.js';

@@ -6,12 +6,14 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { displayText } from '../specs/names.js';
 import { TxsClient } from './client.js';
 import { loadConfig, type TxsConfig } from './config.js';
 import { resolveEndpoint } from './endpoint.js';
 import { ExitCode } from './errors.js';
 import { type Painter, painter } from './format.js';
 import { type CliIO, type OutputStream, useColor } from './io.js';
+import { findOwnSocket } from './local-socket.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {
@@ -68,6 +70,7 @@ export class Invocation {
       userAgent: `txs/${packageVersion()} node/${process.versions.node}`,
       sleep: (ms) => this.io.sleep(ms),
       ...(this.io.transport === undefined ? {} : { transport: this.io.transport }),
+      ownSocket: () => findOwnSocket(settings.url, { env: this.io.env, home: this.io.homeDir }),
     });
   }
 
@@ -86,9 +89,9 @@ export class Invocation {
     this.io.stderr.write(text.endsWith('\n') ? text : `${text}\n`);
   }
 
-  /** Writes `warning: …` to stderr. */
+  /** Writes `warning: …` to stderr; the text (often a server's) is escaped ({@link displayText}). */
   warn(text: string): void {
-    this.err(`warning: ${text}`);
+    this.err(`warning: ${displayText(text, 'block')}`);
   }
 
   /** Prints a JSON document on stdout. */

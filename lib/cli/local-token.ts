@@ -1,13 +1,13 @@
 /**
- * The local server's access token: where it lives and how `txs` picks it up. The server (`npm start`)
- * writes a random token to `~/.txs/local/<port>.token` (directory 0700, file 0600) at start and removes it
- * on a clean shutdown; `TXS_LOCAL_TOKEN_FILE` overrides the path for both. A client sends it as
- * `Authorization: Bearer <token>`. Same-user clients on Linux need no token (the server checks the
- * connecting socket's owner), but `txs` always sends it when it can read it.
+ * The local server's access token and loopback names. The server (`npm start`) writes a random token to
+ * `~/.txs/local/<port>.token` (directory 0700, file 0600) at start and removes it on a clean shutdown;
+ * `TXS_LOCAL_TOKEN_FILE` overrides the path for both. A client such as `curl` may send it as
+ * `Authorization: Bearer <token>`; same-user clients on Linux need none (the server checks the connecting
+ * socket's owner). `txs` and the TorchX plugin never send it: they use the server's own socket beside it
+ * (`local-socket.ts`), and send nothing secret over TCP, where `localhost` may be another user's listener.
  *
  * @module
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 
@@ -72,30 +72,5 @@ export function isLoopbackOrigin(origin: string, port: number): boolean {
     return url.protocol === 'http:' && url.origin === origin && isLoopbackAuthority(url.host, port);
   } catch {
     return false;
-  }
-}
-
-/**
- * Reads the token of the local server at `endpoint`, or undefined when the endpoint is not a loopback
- * http URL or the file cannot be read (no local server, or another user's).
- */
-export async function readLocalToken(
-  endpoint: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  home: string = homedir(),
-): Promise<string | undefined> {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    return undefined;
-  }
-  if (url.protocol !== 'http:' || !isLoopbackHostname(url.hostname)) return undefined;
-  const port = url.port === '' ? 80 : Number(url.port);
-  try {
-    const token = (await readFile(localTokenFile(port, env, home), 'utf8')).trim();
-    return token === '' ? undefined : token;
-  } catch {
-    return undefined;
   }
 }

@@ -5,10 +5,12 @@
  */
 import type { AppDef } from '../specs/app-def.js';
 import { type AppState, isTerminal } from '../specs/app-state.js';
+import { displayText } from '../specs/names.js';
 import type { LogStreams } from './api-types.js';
 import type { TxsClient } from './client.js';
 import { UsageError } from './errors.js';
 import type { Painter } from './format.js';
+import { logLineForTerminal } from './terminal-text.js';
 import type { TerminalWatch } from './wait.js';
 
 /** One replica of one role. */
@@ -137,7 +139,8 @@ async function followReplica(
 
 /**
  * Writes log lines as text: bare, or each prefixed with `role/replica` (green on a terminal) as
- * `torchx log` does when reading several replicas.
+ * `torchx log` does when reading several replicas. With `terminal`, each line is shown as
+ * {@link logLineForTerminal} says (the job's control codes resolved or escaped, never obeyed).
  *
  * @example
  * ```ts
@@ -149,10 +152,12 @@ export function textLineWriter(
   write: (text: string) => void,
   paint: Painter,
   prefix: boolean,
+  terminal = false,
 ): (ref: ReplicaRef, lines: readonly string[]) => void {
+  const shown = terminal ? logLineForTerminal : (line: string) => line;
   return (ref, lines) => {
-    const label = prefix ? `${paint.green(`${ref.role}/${ref.replica}`)} ` : '';
-    write(lines.map((line) => `${label}${line}\n`).join(''));
+    const label = prefix ? `${paint.green(displayText(`${ref.role}/${ref.replica}`))} ` : '';
+    write(lines.map((line) => `${label}${shown(line)}\n`).join(''));
   };
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import { Command, CommanderError } from 'commander';
+import { displayText } from '../specs/names.js';
 import { registerBuiltins } from './commands/builtins.js';
 import { registerCancel } from './commands/cancel.js';
 import { registerDelete } from './commands/delete.js';
@@ -53,7 +54,7 @@ function buildProgram(invocation: Invocation): Command {
         '  txs run -s aws_batch -cfg queue=gpu dist.ddp -j 2x8 --script train.py\n' +
         '  txs log -t local_cwd://torchx/echo-k3x9\n' +
         '  txs list --state RUNNING\n' +
-        '\nExit codes: 0 ok, 1 app did not succeed (--wait), 2 usage, 3 unknown app, 4 auth, 5 endpoint unavailable.',
+        '\nExit codes: 0 ok, 1 app did not succeed (--wait), 2 usage, 3 unknown app, 4 auth, 5 endpoint unavailable (retry),\n78 the server must be configured first (retrying cannot help).',
     );
   registerRun(program, invocation);
   registerStatus(program, invocation);
@@ -69,18 +70,18 @@ function buildProgram(invocation: Invocation): Command {
   return program;
 }
 
-/** Prints an error as `error: …` and `hint: …` lines. */
+/** Prints an error as `error: …` and `hint: …` lines (a server's words escaped: {@link displayText}). */
 function reportError(invocation: Invocation, error: CliError): void {
-  invocation.err(`error: ${error.message}`);
+  invocation.err(`error: ${displayText(error.message, 'block')}`);
   const shown = new Set([error.message]);
   for (const issue of error.issues) {
     const line = `${issue.path}: ${issue.message}`;
     if (!error.message.includes(issue.message) && !shown.has(line)) {
-      invocation.err(`  ${line}`);
+      invocation.err(`  ${displayText(line, 'block')}`);
       shown.add(line);
     }
   }
-  if (error.hint !== undefined) invocation.err(`hint: ${error.hint}`);
+  if (error.hint !== undefined) invocation.err(`hint: ${displayText(error.hint, 'block')}`);
 }
 
 /**
@@ -111,7 +112,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       return error.exitCode;
     }
     const message = error instanceof Error ? error.message : String(error);
-    invocation.err(`error: internal error in txs: ${message}`);
+    invocation.err(`error: internal error in txs: ${displayText(message, 'block')}`);
     if (io.env.TXS_DEBUG && error instanceof Error && error.stack) invocation.err(error.stack);
     invocation.err('hint: this is a bug; rerun with TXS_DEBUG=1 for a stack trace and report it');
     return EXIT_INTERNAL;

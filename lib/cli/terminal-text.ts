@@ -10,15 +10,18 @@
  * - `controls` (stdout on a terminal: results and `txs log` lines): only C0 and C1 controls and DEL, except
  *   tab and newline. Log lines are the job's own output: right-to-left text and emoji (which use format
  *   characters such as U+200D) stay readable, while escape sequences and carriage returns are shown, not
- *   obeyed. Names in tables are escaped strictly by the formatter ({@link escapeStrict}).
+ *   obeyed. Log lines on a terminal are shown with {@link logLineForTerminal} first.
  * - `raw` (stdout that is not a terminal): untouched, so `txs log > out.txt` and `txs list --json | jq`
  *   get the bytes the server sent.
  *
- * The CLI's own colours and live-line clearing (exactly {@link TERMINAL_CONTROLS}) pass through.
+ * The CLI's own colours and live-line clearing (exactly {@link TERMINAL_CONTROLS}) pass through — and so
+ * would a job's copy of them: a stream cannot tell them apart. That is why every formatter escapes server
+ * and job text itself with `displayText` (lib/specs/names.ts) before adding its own controls; this layer
+ * catches what a formatter missed.
  *
  * @module
  */
-import { escapeUnsafeCharacters } from '../specs/names.js';
+import { displayText } from '../specs/names.js';
 import type { CliIO, OutputStream } from './io.js';
 
 /** The only terminal controls the CLI itself writes: three colours, reset, and "clear the line". */
@@ -52,10 +55,7 @@ const hex = (c: string) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCa
  * ```
  */
 export function escapeStrict(text: string): string {
-  return text
-    .split(/([\t\n])/)
-    .map((part) => (part === '\t' || part === '\n' ? part : escapeUnsafeCharacters(part)))
-    .join('');
+  return displayText(text, 'block');
 }
 
 /**
@@ -85,6 +85,29 @@ export function escapeTerminalText(text: string, mode: EscapeMode): string {
     .split(OWN_CONTROLS)
     .map((part, i) => (i % 2 === 1 ? part : escapePart(part)))
     .join('');
+}
+
+// SGR ("select graphic rendition": colours, bold), 7-bit and 8-bit CSI forms.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching escape sequences is the point
+const SGR = /(?:\u001b\[|\u009b)[0-9;:]*m/gu;
+
+/**
+ * A line of a job's log as `txs log` shows it on a terminal, where a job's control codes are never obeyed:
+ * carriage returns are resolved as a terminal would at the end of the line (only the text after the last
+ * `\r` stays: a progress bar shows its latest state), colour sequences (SGR) are dropped with their text
+ * kept, and every other control (cursor movement, erasing, OSC titles and clipboard, bells, C1) is shown
+ * as a visible escape ({@link escapeControls}). Lines written to a pipe or file are not passed here: they
+ * keep the job's bytes.
+ *
+ * @example
+ * ```ts
+ * logLineForTerminal(' 10%|#   |\r100%|####|\r'); // '100%|####|'
+ * logLineForTerminal('\u001b[32mok\u001b[0m \u001b]0;t\u0007'); // 'ok \\u{1B}]0;t\\u{7}'
+ * ```
+ */
+export function logLineForTerminal(line: string): string {
+  const segments = line.replace(/\r+$/, '').split('\r');
+  return escapeControls((segments[segments.length - 1] ?? '').replace(SGR, ''));
 }
 
 /** `stream` with every write escaped for `mode`. */

@@ -4,6 +4,8 @@
  * @module
  */
 import { type AppState, isTerminal } from '../specs/app-state.js';
+import { displayText } from '../specs/names.js';
+import { formatStateReason, type StateReason } from '../specs/state-reason.js';
 import type { AppResponse } from './api-types.js';
 import type { TxsClient } from './client.js';
 import type { OutputStream } from './io.js';
@@ -42,11 +44,23 @@ export function pollDelay(waitedMs: number, previousDelayMs: number): number {
 /** How often `--wait` asks the scheduler itself (`?refresh=true`), so a lost event cannot stall it. */
 export const REFRESH_EVERY_MS = 60_000;
 
+/** States in which the app waits for the scheduler: their reason reads "waiting for 40m00s: …". */
+const WAITING: ReadonlySet<AppState> = new Set<AppState>(['UNSUBMITTED', 'SUBMITTED', 'PENDING']);
+
+/** `waiting for 40m00s: CAPACITY:… (aws_batch)` for a waiting state; without "waiting" for others. */
+function reasonText(state: AppState, reason: StateReason, now: number): string {
+  return displayText(
+    `${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`,
+  );
+}
+
 /**
  * Prints state transitions, one line each: elapsed time since the app was created, the state, and the
  * scheduler's reason when there is one (except for SUCCEEDED). Transitions come from the app's `history`, so a state that lasted
- * less than a poll interval is still shown. On a terminal (and when `live`), the current state's line is
- * redrawn with a running clock.
+ * less than a poll interval is still shown. While the app is not finished, each new reason the scheduler
+ * gives for its state (`stateReason`) is a line too, with how long it has held:
+ * `   3m12s  PENDING  waiting for 40m00s: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - …`. On a terminal (and
+ * when `live`), the current state's line is redrawn with a running clock and the current reason.
  */
 export class TransitionPrinter {
   private readonly printed = new Set<string>();
@@ -75,6 +89,18 @@ export class TransitionPrinter {
     }
     const state = app.status.state;
     if (state !== this.lastState) this.line(this.now() - created, state, undefined);
+    const reason = app.status.stateReason;
+    if (reason !== undefined && !isTerminal(state)) {
+      const key = `reason|${state}|${reason.code ?? ''}|${reason.text}|${reason.since}`;
+      if (!this.printed.has(key)) {
+        this.printed.add(key);
+        this.clearLive();
+        const text = reasonText(state, reason, this.now());
+        this.out.write(
+          `${formatElapsed(this.now() - created).padStart(8)}  ${displayText(state)}  ${text}\n`,
+        );
+      }
+    }
     this.redrawLive();
   }
 
@@ -95,7 +121,9 @@ export class TransitionPrinter {
       return;
     }
     const created = toEpochMs(this.app.createdAt) ?? this.now();
-    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${state} …`;
+    const reason = this.app.status.stateReason;
+    const why = reason === undefined ? '' : `  ${reasonText(state, reason, this.now()).slice(0, 100)}`;
+    const text = `${formatElapsed(this.now() - created).padStart(8)}  ${displayText(state)} …${why}`;
     this.out.write(`${TERMINAL_CONTROLS.clearLine}${text}`);
     this.liveText = text;
   }
@@ -105,8 +133,9 @@ export class TransitionPrinter {
     this.clearLive();
     this.lastState = state;
     // A success needs no explanation ("all replicas exited with code 0"); other states' reasons help.
-    const why = reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${reason})`;
-    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${state}${why}\n`);
+    const why =
+      reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${displayText(reason)})`;
+    this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${displayText(state)}${why}\n`);
   }
 }
 
@@ -125,28 +154,49 @@ export interface WaitOptions {
 }
 
 /**
- * Polls `GET /v1/apps/{scheduler}/{appId}` until the app is terminal and returns the last answer. Polls
- * every second for 30 s, then backs off to every 10 s; once a minute it adds `refresh=true`.
+ * Follows `GET /v1/apps/{scheduler}/{appId}` until the app is terminal and returns the last answer. Each
+ * request is a long poll (`waitFor=<revision>`): where the server holds it (local mode), a change is seen as
+ * soon as it is committed and the next request goes out at once. Where the server answers at once (the
+ * deployed API, or a server without long polls), requests are paced: every second for 30 s, then backing off
+ * to every 10 s. Once a minute the request is `refresh=true` instead, so a lost event cannot stall the wait.
  *
  * @throws the client's errors; an AbortError when `signal` aborts.
  */
 export async function waitForApp(options: WaitOptions): Promise<AppResponse> {
   const { client, handle, now, sleep, signal } = options;
+  const withSignal = signal === undefined ? {} : { signal };
   const started = now();
   let lastRefresh = started;
   let delay = 1_000;
-  let app = options.initial ?? (await client.getApp(handle));
+  // Whether the server held the last long poll: then nothing needs pacing.
+  let longPolls = false;
+  let pace = false;
+  let app = options.initial ?? (await client.getApp(handle, withSignal));
   for (;;) {
     options.onUpdate?.(app);
     if (isTerminal(app.status.state)) {
       options.terminalWatch?.markTerminal(now());
       return app;
     }
-    delay = pollDelay(now() - started, delay);
-    await sleep(delay, signal);
+    // A server without long polls (no revision) is always paced, from the first request on.
+    if (pace || app.revision === undefined) {
+      delay = pollDelay(now() - started, delay);
+      await sleep(delay, signal);
+    }
     signal?.throwIfAborted();
-    const refresh = now() - lastRefresh >= REFRESH_EVERY_MS;
-    if (refresh) lastRefresh = now();
-    app = await client.getApp(handle, { refresh });
+    if (now() - lastRefresh >= REFRESH_EVERY_MS) {
+      lastRefresh = now();
+      app = await client.getApp(handle, { refresh: true, ...withSignal });
+      pace = !longPolls;
+    } else if (app.revision === undefined) {
+      // A server older than the long poll: plain paced polls.
+      app = await client.getApp(handle, withSignal);
+      pace = true;
+    } else {
+      const answer = await client.waitForChange(handle, app.revision, withSignal);
+      app = answer.app;
+      longPolls = answer.longPolled;
+      pace = !longPolls;
+    }
   }
 }

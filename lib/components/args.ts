@@ -23,6 +23,8 @@ export interface ComponentParam {
   help: string;
   /** Default value; `null` for optional parameters without one. Omit for required parameters. */
   default?: ParamValue;
+  /** Smallest and largest value of an `int` or `float` parameter (both inclusive). */
+  range?: readonly [min: number, max: number];
 }
 
 /** The remainder parameter (`*args`). */
@@ -84,6 +86,13 @@ export class ComponentArgs {
   }
 }
 
+function inRange(component: string, param: ComponentParam, flag: string, n: number): number {
+  if (param.range === undefined) return n;
+  const [min, max] = param.range;
+  if (n >= min && n <= max) return n;
+  throw new ComponentArgumentError(component, flag, `must be from ${min} to ${max}, got ${n}`);
+}
+
 function convert(component: string, param: ComponentParam, flag: string, raw: string): ParamValue {
   const bad = (expected: string): never => {
     throw new ComponentArgumentError(component, flag, `invalid ${expected} value: '${raw}'`);
@@ -91,11 +100,13 @@ function convert(component: string, param: ComponentParam, flag: string, raw: st
   switch (param.type) {
     case 'str':
       return raw;
-    case 'int':
-      return /^\s*[+-]?\d+\s*$/.test(raw) ? Number.parseInt(raw, 10) : bad('int');
+    case 'int': {
+      const n = /^\s*[+-]?\d+\s*$/.test(raw) ? Number.parseInt(raw, 10) : Number.NaN;
+      return Number.isSafeInteger(n) ? inRange(component, param, flag, n) : bad('int');
+    }
     case 'float': {
       const n = Number(raw);
-      return raw.trim() !== '' && Number.isFinite(n) ? n : bad('float');
+      return raw.trim() !== '' && Number.isFinite(n) ? inRange(component, param, flag, n) : bad('float');
     }
     case 'bool': {
       const lower = raw.toLowerCase();

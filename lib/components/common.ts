@@ -4,13 +4,16 @@
  *
  * @module
  */
-import { makeResource, namedResource, type Resource, ValidationError } from '../specs/index.js';
+import { MAX_REPLICAS, makeResource, namedResource, type Resource, ValidationError } from '../specs/index.js';
 
 /**
  * The image builtin components use unless `--image` is given: TorchX's published image. Override it per
  * run with `--image`.
  */
 export const DEFAULT_IMAGE = 'ghcr.io/pytorch/torchx:0.7.0';
+
+/** Range of every component parameter that sets a replica count (the AppDef's own cap). */
+export const REPLICA_RANGE = [1, MAX_REPLICAS] as const;
 
 /** The experiment name TorchX uses when none is given. */
 export const DEFAULT_EXPERIMENT_NAME = 'default-experiment';

@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { type AppDef, macros, makeRole, namedResource, ValidationError } from '../specs/index.js';
+import {
+  type AppDef,
+  MAX_REPLICAS,
+  macros,
+  makeRole,
+  namedResource,
+  ValidationError,
+} from '../specs/index.js';
 import { DEFAULT_IMAGE, moduleLeaf, parseStructuredName, pathStem, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
@@ -40,27 +47,44 @@ export interface NNodes {
 export function parseNnodes(j: string): NNodes {
   let m = /^(\d+):(\d+)x(\d+)$/.exec(j);
   if (m) {
-    return {
+    return checkedNnodes(j, {
       minNnodes: Number(m[1]),
       maxNnodes: Number(m[2]),
       nprocPerNode: Number(m[3]),
       nnodesRep: `${m[1]}:${m[2]}`,
-    };
+    });
   }
   m = /^(\d+)x(\d+)$/.exec(j);
   if (m)
-    return {
+    return checkedNnodes(j, {
       minNnodes: Number(m[1]),
       maxNnodes: Number(m[1]),
       nprocPerNode: Number(m[2]),
       nnodesRep: `${m[1]}`,
-    };
+    });
   m = /^(\d+)$/.exec(j);
-  if (m) return { minNnodes: 1, maxNnodes: 1, nprocPerNode: Number(m[1]), nnodesRep: '1' };
+  if (m) return checkedNnodes(j, { minNnodes: 1, maxNnodes: 1, nprocPerNode: Number(m[1]), nnodesRep: '1' });
   throw ValidationError.forField(
     'args.j',
     `Invalid format for -j, usage example: 1:2x4 or 1x4 or 4. Given: ${j}`,
   );
+}
+
+/** Most worker processes torchrun starts on one node (`-j NxM`'s M): beyond any host's cores or GPUs. */
+export const MAX_PROCS_PER_NODE = 1_024;
+
+/** `nnodes` within `-j`'s bounds: 1 to {@link MAX_REPLICAS} nodes, min ≤ max, 1 to {@link MAX_PROCS_PER_NODE} processes. */
+function checkedNnodes(j: string, n: NNodes): NNodes {
+  const problem =
+    n.minNnodes < 1 || n.maxNnodes > MAX_REPLICAS
+      ? `the node count must be from 1 to ${MAX_REPLICAS}`
+      : n.minNnodes > n.maxNnodes
+        ? 'the minimum node count must not exceed the maximum'
+        : n.nprocPerNode < 1 || n.nprocPerNode > MAX_PROCS_PER_NODE
+          ? `the processes per node must be from 1 to ${MAX_PROCS_PER_NODE}`
+          : undefined;
+  if (problem === undefined) return n;
+  throw ValidationError.forField('args.j', `-j ${j}: ${problem} (e.g. -j 2x8 or -j 1:4x8)`);
 }
 
 /** A value spliced into the shell command unquoted (TorchX `_noquote`). */

@@ -21,7 +21,7 @@ import {
 export * from './args.js';
 export { DEFAULT_EXPERIMENT_NAME, DEFAULT_IMAGE, parseStructuredName, resourceFrom } from './common.js';
 export * from './definition.js';
-export { ddpAppDef, parseNnodes, spmdJ, TORCH_DEBUG_FLAGS } from './dist.js';
+export { ddpAppDef, MAX_PROCS_PER_NODE, parseNnodes, spmdJ, TORCH_DEBUG_FLAGS } from './dist.js';
 export * from './errors.js';
 export { parseMounts } from './mounts.js';
 export { shellQuote } from './shlex.js';

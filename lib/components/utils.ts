@@ -5,7 +5,7 @@
  * @module
  */
 import { makeResource, makeRole, NONE, ValidationError } from '../specs/index.js';
-import { DEFAULT_IMAGE, resourceFrom } from './common.js';
+import { DEFAULT_IMAGE, REPLICA_RANGE, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
 import { shellQuote } from './shlex.js';
@@ -33,7 +33,13 @@ export const echoComponent: ComponentDefinition = {
   params: [
     { name: 'msg', type: 'str', default: 'hello world', help: 'message to echo' },
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    { name: 'num_replicas', type: 'int', default: 1, help: 'number of replicas to run' },
+    {
+      name: 'num_replicas',
+      type: 'int',
+      default: 1,
+      range: REPLICA_RANGE,
+      help: 'number of replicas to run',
+    },
   ],
   build: (a) => ({
     name: 'echo',
@@ -81,7 +87,13 @@ export const shComponent: ComponentDefinition = {
   description: 'Runs the given command via sh -c (each argument is quoted, so no variable substitution).',
   params: [
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    { name: 'num_replicas', type: 'int', default: 1, help: 'number of replicas to run' },
+    {
+      name: 'num_replicas',
+      type: 'int',
+      default: 1,
+      range: REPLICA_RANGE,
+      help: 'number of replicas to run',
+    },
     ...resourceParams,
     { name: 'env', type: 'dict', default: null, help: 'environment variables (e.g. ENV1=v1,ENV2=v2)' },
     { name: 'max_retries', type: 'int', default: 0, help: 'the number of scheduler retries allowed' },
@@ -134,6 +146,7 @@ export const pythonComponent: ComponentDefinition = {
     {
       name: 'num_replicas',
       type: 'int',
+      range: REPLICA_RANGE,
       default: 1,
       help: 'number of copies to run (each on its own container)',
     },
@@ -207,6 +220,7 @@ export const binaryComponent: ComponentDefinition = {
     {
       name: 'num_replicas',
       type: 'int',
+      range: REPLICA_RANGE,
       default: 1,
       help: 'number of copies to run (each on its own container)',
     },

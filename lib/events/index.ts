@@ -1,14 +1,15 @@
 /**
  * Native state-change events → one `AppStateTransition` routed by scheduler and native job name.
- * Sources: AWS Batch "Batch Job State Change", SageMaker "SageMaker Training Job State Change" (both via
- * EventBridge), and the local scheduler's in-process events (same envelope, so local mode runs the deployed
- * code path).
+ * Sources: AWS Batch "Batch Job State Change" and "Batch Job Queue Blocked", SageMaker "SageMaker Training
+ * Job State Change" (all via EventBridge), and the local scheduler's in-process events (same envelope, so
+ * local mode runs the deployed code path).
  *
  * @module
  */
-import { batchTransitionOf } from '../schedulers/aws-batch/state.js';
+import { parseBatchAppId, sameQueue } from '../schedulers/aws-batch/app-id.js';
+import { batchTransitionOf, parseEpochMs } from '../schedulers/aws-batch/state.js';
 import { sageMakerTransitionOf } from '../schedulers/aws-sagemaker/state.js';
-import type { AppStateTransition } from '../specs/index.js';
+import type { AppStateTransition, StateReason } from '../specs/index.js';
 
 /** EventBridge source and detail-type of the local scheduler's events. */
 export const LOCAL_EVENT_SOURCE = 'torchx-serverless.local';
@@ -29,6 +30,11 @@ export interface RoutedTransition {
   /** The app id when the event names it (Batch: `<queue name>:<job name>`): the record is read by key. */
   appId?: string;
   transition: AppStateTransition;
+  /**
+   * A "Batch Job Queue Blocked" event: the job at the head of the queue cannot start, so every app waiting
+   * in that queue waits for the same reason. Apply `stateReason` to the waiting apps `inQueue` accepts.
+   */
+  queueBlocked?: { inQueue: (appId: string) => boolean; stateReason: StateReason };
 }
 
 /** A Batch event's app id: the queue's name (from its ARN) and the job name, as the scheduler makes it. */
@@ -66,7 +72,8 @@ export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransitio
   if (!isRecord(detail)) return { ignored: 'event has no detail object' };
   const kind = `${event.source}/${event['detail-type']}`;
   switch (kind) {
-    case 'aws.batch/Batch Job State Change': {
+    case 'aws.batch/Batch Job State Change':
+    case 'aws.batch/Batch Job Queue Blocked': {
       const jobName = detail.jobName;
       const jobId = detail.jobId;
       if (typeof jobName !== 'string' || typeof detail.status !== 'string')
@@ -75,12 +82,27 @@ export function mapStateChangeEvent(event: StateChangeEnvelope): RoutedTransitio
         return { ignored: 'multi-node child job event (the parent job carries the app state)' };
       }
       const appId = batchAppIdOf(detail.jobQueue, jobName);
-      return {
+      const transition = batchTransitionOf(detail as never, 'event', parseEpochMs(event.time));
+      const routed: RoutedTransition = {
         scheduler: 'aws_batch',
         nativeName: jobName,
         ...(appId !== undefined ? { appId } : {}),
-        transition: batchTransitionOf(detail as never, 'event'),
+        transition,
       };
+      const jobQueue = detail.jobQueue;
+      if (event['detail-type'] === 'Batch Job Queue Blocked' && typeof jobQueue === 'string') {
+        const blocking = transition.stateReason;
+        if (blocking !== undefined) {
+          routed.queueBlocked = {
+            inQueue: (id) => {
+              const parsed = parseBatchAppId(id);
+              return parsed !== undefined && parsed.jobName !== jobName && sameQueue(jobQueue, parsed.queue);
+            },
+            stateReason: { ...blocking, text: `the queue is blocked by job ${jobName}: ${blocking.text}` },
+          };
+        }
+      }
+      return routed;
     }
     case 'aws.sagemaker/SageMaker Training Job State Change': {
       const name = detail.TrainingJobName;

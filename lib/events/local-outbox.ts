@@ -65,7 +65,8 @@ export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptio
   ): Promise<TransitionOutcome> => {
     const outcome = await store.transition(handle, transition, current);
     if (outcome.applied) {
-      const event = changeEventOf(outcome.previous, outcome.record, outcome.version);
+      const previous = { state: outcome.previous, stateReason: outcome.previousStateReason };
+      const event = changeEventOf(previous, outcome.record, outcome.version);
       if (event !== undefined) queue = queue.then(() => deliver(event));
     }
     return outcome;

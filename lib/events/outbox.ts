@@ -17,7 +17,7 @@ import {
   APP_STATE_CHANGE_SOURCE,
   type AppStateChangeEvent,
 } from '../runner/index.js';
-import type { AppRecord } from '../specs/index.js';
+import { type AppRecord, type StateReason, sameStateReason } from '../specs/index.js';
 
 /** The stable id of the change that produced `version` of the app's record. */
 export function appStateChangeId(handle: string, version: number): string {
@@ -25,17 +25,23 @@ export function appStateChangeId(handle: string, version: number): string {
 }
 
 /**
- * The event for a committed change from `previousState` to `record` at `version`, or undefined when the
- * state did not change (a refresh of replica details, a cancel request). `from`, `time`, `source` and
- * `reason` come from the history entry the transition appended.
+ * The event for a committed change from `previous` to `record` at `version`, or undefined when neither the
+ * state nor the state reason changed (a refresh of replica details, a cancel request). A change of reason
+ * alone (a Batch job that became blocked for lack of capacity) is an event with `from` equal to `to`.
+ * `from`, `time`, `source` and `reason` of a state change come from the history entry the transition
+ * appended.
  */
 export function changeEventOf(
-  previousState: AppRecord['state'] | undefined,
+  previous: { state: AppRecord['state']; stateReason?: StateReason | undefined } | undefined,
   record: AppRecord,
   version: number,
 ): AppStateChangeEvent | undefined {
-  if (previousState === undefined || previousState === record.state) return undefined;
-  const entry = record.history?.[record.history.length - 1];
+  if (previous === undefined) return undefined;
+  const stateChanged = previous.state !== record.state;
+  const reasonChanged =
+    record.stateReason !== undefined && !sameStateReason(previous.stateReason, record.stateReason);
+  if (!stateChanged && !reasonChanged) return undefined;
+  const entry = stateChanged ? record.history?.[record.history.length - 1] : undefined;
   const event: AppStateChangeEvent = {
     id: appStateChangeId(record.handle, version),
     version,
@@ -45,13 +51,17 @@ export function changeEventOf(
     owner: record.owner,
     session: record.session,
     name: record.name,
-    from: previousState,
+    from: previous.state,
     to: record.state,
-    time: new Date(entry?.time ?? record.lastEventTime).toISOString(),
+    time: new Date(entry?.time ?? (stateChanged ? record.lastEventTime : record.updatedAt)).toISOString(),
     source: entry?.source ?? 'event',
   };
   const reason = entry?.reason ?? record.reason;
   if (reason !== undefined) event.reason = reason;
+  if (record.stateReason !== undefined) event.stateReason = record.stateReason;
+  if (record.attemptOutcomes !== undefined && record.attemptOutcomes.length > 0) {
+    event.attemptOutcomes = record.attemptOutcomes;
+  }
   return event;
 }
 
@@ -67,8 +77,8 @@ export interface StreamRecord {
 }
 
 /**
- * The event a stream record stands for: a MODIFY of an app item whose state changed. Inserts (new
- * UNSUBMITTED records), removals (TTL), idempotency items and same-state updates stand for none.
+ * The event a stream record stands for: a MODIFY of an app item whose state or state reason changed.
+ * Inserts (new UNSUBMITTED records), removals (TTL), idempotency items and other updates stand for none.
  */
 export function changeEventOfStreamRecord(record: StreamRecord): AppStateChangeEvent | undefined {
   if (record.eventName !== 'MODIFY') return undefined;
@@ -78,7 +88,7 @@ export function changeEventOfStreamRecord(record: StreamRecord): AppStateChangeE
   const next = unmarshall(newImage as Record<string, AttributeValue>);
   const previous = unmarshall(oldImage as Record<string, AttributeValue>);
   if (next.entity !== 'App' || typeof next.version !== 'number') return undefined;
-  return changeEventOf(previous.state, next as AppRecord, next.version);
+  return changeEventOf(previous as AppRecord, next as AppRecord, next.version);
 }
 
 /** One PutEvents request entry. */

@@ -11,6 +11,9 @@
  *    (`lib/cli/one-time-link.ts`: how a browser gets in where there is no `/proc`), from a connection that is
  *    not another OS user's; refused with 401 otherwise.
  *
+ * A request through the server's own Unix socket (`own-socket.ts`: in a directory only the server's OS user
+ * can enter) is that user's by construction, and is admitted without these checks (no browser reaches it).
+ *
  * @module
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -98,9 +101,15 @@ export class LocalAccess {
 
   /**
    * Undefined when `req` may proceed, else the refusal to send. A browser session's renewed cookie, when due,
-   * is set on `res`.
+   * is set on `res`. `viaOwnSocket`: `req` came through the server's own Unix socket, so it is the server's own
+   * user's.
    */
-  async check(req: IncomingMessage, res?: ServerResponse): Promise<Refusal | undefined> {
+  async check(
+    req: IncomingMessage,
+    res?: ServerResponse,
+    viaOwnSocket = false,
+  ): Promise<Refusal | undefined> {
+    if (viaOwnSocket) return undefined;
     const hostRefusal = checkHostAndOrigin(req, this.options.port);
     if (hostRefusal) return hostRefusal;
     const presented = bearerToken(req);

@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import dynalite from 'dynalite';
+import { type GuardedLevel, LevelGuard } from './level-guard.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
 export type WireAttributes = Record<string, Record<string, unknown>>;
@@ -81,17 +82,26 @@ export class InProcessRequestHandler implements HttpHandler {
   constructor(
     private readonly server: Server,
     private readonly observe: WriteObserver | undefined,
+    private readonly guard?: LevelGuard,
   ) {}
 
-  /** Sends `request` to dynalite and resolves with its answer. */
-  handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
+  /**
+   * Sends `request` to dynalite and resolves with its answer; rejects with the guard's error for a write the
+   * database could not make (a full disk: see lib/local/level-guard.ts).
+   */
+  async handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
     const body = bodyText(request.body);
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const operation = (headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    const settled = READS.has(operation)
-      ? undefined
-      : this.observe?.({ operation, key: writtenKey(operation, body) });
+    const write = !READS.has(operation);
+    const { guard } = this;
+    await guard?.admit(write);
+    const observed = write ? this.observe?.({ operation, key: writtenKey(operation, body) }) : undefined;
+    const settled = () => {
+      observed?.();
+      guard?.done();
+    };
     return new Promise((resolve, reject) => {
       const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/', headers });
       const responseHeaders: Record<string, string> = {};
@@ -101,8 +111,13 @@ export class InProcessRequestHandler implements HttpHandler {
           responseHeaders[name.toLowerCase()] = String(value);
         },
         end(chunk?: string | Buffer) {
-          settled?.();
+          settled();
           const answer = chunk === undefined ? Buffer.alloc(0) : Buffer.from(chunk);
+          const failure = guard?.failureOf(res.statusCode, answer.toString());
+          if (failure) {
+            reject(failure);
+            return;
+          }
           resolve({
             response: new HttpResponse({
               statusCode: res.statusCode,
@@ -117,7 +132,7 @@ export class InProcessRequestHandler implements HttpHandler {
         if (body !== '') req.emit('data', Buffer.from(body, 'utf8'));
         req.emit('end');
       } catch (error) {
-        settled?.();
+        settled();
         reject(error);
       }
     });
@@ -155,9 +170,9 @@ export interface EmbeddedDynamoDb {
   close(): Promise<void>;
 }
 
-/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} closes. */
+/** The part of dynalite's internal store {@link startEmbeddedDynamoDb} uses. */
 interface DynaliteStore {
-  db: { close(callback: (error?: Error | null) => void): void };
+  db: GuardedLevel & { close(callback: (error?: Error | null) => void): void };
 }
 
 /**
@@ -187,10 +202,14 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   const opened = store;
   if (opened === undefined)
     throw new Error('dynalite did not create its store through dynalite/db: upgrade this module');
+  const storePath = options.inMemory ? 'the in-memory store' : join(options.dataDir ?? '.', 'dynamodb');
+  // abstract-level's own close: dynalite's replacement ends its store for good.
+  const levelClose = Object.getPrototypeOf(opened.db).close as (this: unknown) => Promise<void>;
+  const guard = new LevelGuard(opened.db, storePath, () => levelClose.call(opened.db));
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    requestHandler: new InProcessRequestHandler(server, options.observeWrites),
+    requestHandler: new InProcessRequestHandler(server, options.observeWrites, guard),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

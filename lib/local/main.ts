@@ -1,7 +1,8 @@
 /**
  * `npm start`: runs the local API until interrupted. Environment: PORT (default 8080), TXS_DATA_DIR
  * (default .txs-data), TXS_IN_MEMORY=1 to keep nothing on disk, TXS_VERBOSE=1 for the handlers' JSON logs,
- * TXS_LOCAL_TOKEN_FILE (default ~/.txs/local/<port>.token) for the access token.
+ * TXS_LOCAL_TOKEN_FILE (default ~/.txs/local/<port>.token) for the access token (the server's own socket,
+ * `<port>.sock`, is beside it).
  */
 
 // Before any AWS SDK or Powertools module loads: quiet the SDK's Node 20 notice, and keep the handlers'
@@ -14,11 +15,16 @@ if (process.env.TXS_VERBOSE !== '1') {
 
 const { startLocalServer } = await import('./server.js');
 const { DataDirError } = await import('./private-files.js');
+const { DiskFullError } = await import('../specs/index.js');
 let server: Awaited<ReturnType<typeof startLocalServer>>;
 try {
   server = await startLocalServer({ inMemory: process.env.TXS_IN_MEMORY === '1', verbose: true });
 } catch (error) {
-  if (!(error instanceof DataDirError) && (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+  const expected =
+    error instanceof DataDirError ||
+    error instanceof DiskFullError ||
+    (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  if (!expected) throw error;
   console.error(`cannot start the local server: ${(error as Error).message}`);
   process.exit(1);
 }
@@ -26,7 +32,12 @@ console.log(`torchx-serverless local API listening on ${server.url}`);
 console.log(
   `  data:       ${server.dataDir}${process.env.TXS_IN_MEMORY === '1' ? ' (records in memory)' : ''}`,
 );
-console.log(`  token:      ${server.tokenFile} (same-user curl needs none on Linux; txs sends it)`);
+console.log(
+  server.socketFile === undefined
+    ? `  socket:     none (${server.socketSkipped}); txs and the plugin send no environment`
+    : `  socket:     ${server.socketFile} (txs and the plugin use it; curl --unix-socket needs no token)`,
+);
+console.log(`  token:      ${server.tokenFile} (for curl over TCP; same-user curl needs none on Linux)`);
 // The dashboard's one-time link: how a browser gets in where the server cannot read its OS user (macOS,
 // Windows); on Linux the same user's browser is admitted at the plain address too.
 console.log(`  dashboard:  ${server.newDashboardLink()} (works once; txs ui prints a new one)`);

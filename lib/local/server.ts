@@ -14,9 +14,10 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode, endpointDynamoDbClient } from '../../functions/shared/container.js';
+import { configureLocalMode, endpointDynamoDbClient, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { closeRunner, recoverLocalApps } from '../../functions/shared/runners.js';
+import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
+import { socketBesideToken } from '../cli/local-socket.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
 import { PeerUser } from '../cli/peer-user.js';
@@ -25,10 +26,14 @@ import type { AppStateChangeEvent } from '../runner/index.js';
 import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
+import { LocalEventBus } from './event-bus.js';
+import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
+import { listenOnOwnSocket } from './own-socket.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
+import { RecordWatch } from './record-watch.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -46,6 +51,11 @@ export interface LocalServerOptions {
   schedulers?: string[];
   /** Reconciler period (ms); 0 disables it. Default 60 s. */
   reconcileEveryMs?: number;
+  /**
+   * How often non-terminal apps on AWS-backed schedulers (aws_batch, aws_sagemaker) are described (ms); 0
+   * disables it. Default 2 s. Local mode has no EventBridge: this is how their apps follow their jobs.
+   */
+  followEveryMs?: number;
   /**
    * Use the DynamoDB at this endpoint (e.g. moto's, for `npm run test:moto`) instead of the embedded dynalite;
    * the table is created there from `lib/store/table.ts` unless it exists. Region and credentials come from
@@ -67,6 +77,13 @@ export interface LocalServer {
   tokenFile: string;
   /** The token a client sends as `Authorization: Bearer <token>`. */
   token: string;
+  /**
+   * The server's own Unix socket beside the token file (`<port>.sock`), through which its OS user's clients
+   * are admitted without a token; removed by {@link LocalServer.close}. Undefined when it has none.
+   */
+  socketFile: string | undefined;
+  /** Why the server has no own socket (when {@link LocalServer.socketFile} is undefined). */
+  socketSkipped: string | undefined;
   /**
    * A new one-time link to the dashboard (`<url>/?token=…`) that a browser exchanges for a session cookie:
    * how a browser gets in where its OS user cannot be read from `/proc/net/tcp`. Only the newest link works,
@@ -270,26 +287,16 @@ async function serve(
     reconcileAll: () => Promise<unknown>;
   };
 
-  // The in-process event bus: local scheduler events are delivered one at a time, in order, like a queue.
-  let bus: Promise<unknown> = Promise.resolve();
-  const pending = new Set<Promise<unknown>>();
+  // The in-process event bus: local scheduler events are delivered in order, retried while the disk is full.
+  const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
+  // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
+  const watch = new RecordWatch();
   configureLocalMode({
-    ...(db && cache
-      ? {
-          dynamoDbRequestHandler: db.requestHandler,
-          wrapRecordStore: (runnerStore, records) => cache.wrap(runnerStore, (r) => records.expiresAtOf(r)),
-        }
-      : {}),
-    emitEvent: (event) => {
-      const delivery = bus
-        .then(() => stateChange.handleStateChange(event))
-        .then(() => undefined)
-        .catch((error: unknown) => console.error('local state-change delivery failed:', error));
-      bus = delivery;
-      pending.add(delivery);
-      void delivery.finally(() => pending.delete(delivery));
-      return delivery;
-    },
+    ...(db ? { dynamoDbRequestHandler: db.requestHandler } : {}),
+    wrapRecordStore: (runnerStore, records) =>
+      watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
+    recordChanges: watch,
+    emitEvent: (event) => bus.emit(event),
     publisher: {
       publish: async (event: AppStateChangeEvent) => {
         log(
@@ -317,15 +324,20 @@ async function serve(
   let link!: OneTimeLink;
   let origin = '';
 
-  const server: Server = createServer(async (req, res) => {
+  // `viaOwnSocket`: the request came through the server's own Unix socket, which only its OS user reaches.
+  const handle = async (req: IncomingMessage, res: ServerResponse, viaOwnSocket: boolean): Promise<void> => {
     try {
       // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
-      if (checkHostAndOrigin(req, access.port) === undefined && (await link.exchange(req, res))) {
+      if (
+        !viaOwnSocket &&
+        checkHostAndOrigin(req, access.port) === undefined &&
+        (await link.exchange(req, res))
+      ) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
         req.resume();
         return;
       }
-      const refusal = await access.check(req, res);
+      const refusal = await access.check(req, res, viaOwnSocket);
       if (refusal) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
@@ -404,14 +416,16 @@ async function serve(
         sendJson(res, 500, { error: { code: 'InternalError', message: 'local server error' } });
       else res.end();
     }
-  });
+  };
+  const server: Server = createServer((req, res) => handle(req, res, false));
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
     await closeRunner();
-    await Promise.allSettled([...pending]);
+    await bus.idle();
+    bus.close();
   });
   await recoverLocalApps();
-  await Promise.allSettled([...pending]);
+  await bus.idle();
 
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {
@@ -425,11 +439,14 @@ async function serve(
         server.closeAllConnections();
       }),
   );
+  // Before the connections close: status requests waiting for a change answer with the record they have.
+  undo.push(() => watch.close());
   const address = server.address() as AddressInfo;
   const overridden = process.env[LOCAL_TOKEN_FILE_ENV];
   const tokenFile = options.tokenFile ?? localTokenFile(address.port);
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
   origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const peer = new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {});
   link = new OneTimeLink({
@@ -438,6 +455,11 @@ async function serve(
     peer,
   });
   access = new LocalAccess({ port: address.port, token, tokenFile, peer, link });
+  // After `access` and `link` exist: the socket's first connection may come at once.
+  const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
+    handle(req, res, true),
+  );
+  undo.push(() => ownSocket.close());
   const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
   const timer =
     reconcileEveryMs > 0
@@ -446,6 +468,23 @@ async function serve(
         }, reconcileEveryMs)
       : undefined;
   timer?.unref();
+  const followEveryMs = options.followEveryMs ?? 2_000;
+  const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
+  const followed = FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name));
+  if (followEveryMs > 0 && followed.length > 0) {
+    const follower = startFollower({
+      schedulers: followed,
+      reconcile: async (scheduler) =>
+        // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
+        (await runnerStore().listActive(scheduler, 1)).records.length === 0
+          ? { checked: 0, changed: 0, errors: 0 }
+          : (await runner(scheduler)).reconcile(scheduler),
+      intervalMs: followEveryMs,
+      onError: (error: unknown) => console.error('following AWS apps failed:', error),
+    });
+    // Before the Runner closes (undo runs newest first).
+    undo.push(() => follower.stop());
+  }
 
   let closing: Promise<void> | undefined;
   return {
@@ -454,6 +493,8 @@ async function serve(
     dataDir,
     tokenFile,
     token,
+    socketFile: ownSocket.file,
+    socketSkipped: ownSocket.skipped,
     newDashboardLink: () => link.newLink(origin),
     close() {
       if (timer) clearInterval(timer);

@@ -11,10 +11,13 @@ import {
   type AppStateTransition,
   AppStatus,
   DEFAULT_SESSION,
+  isTerminal,
   makeAppHandle,
   parseAppHandle,
+  type StateReason,
   UnknownAppError,
 } from '../specs/index.js';
+import { recordRevision } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -38,6 +41,43 @@ export interface AppRecordsOptions {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Tells of committed writes to app records (local mode: the server is the only writer of its store, so it
+ * sees every one). The deployed stack has none: a status request there never waits.
+ */
+export interface RecordChanges {
+  /**
+   * Starts listening for the next committed write to `handle`'s record: `changed` resolves with `changed`
+   * when one happens, or with `closed` when no more will be told (the server is stopping: answer now);
+   * `stop` ends the listening (always call it).
+   */
+  next(handle: AppHandle): { changed: Promise<'changed' | 'closed'>; stop(): void };
+}
+
+/** What {@link AppRecords.getChanged} answers: the record, and whether the caller was held for a change. */
+export interface ChangedRecord {
+  record: AppRecord;
+  /** True when the request was held until the record changed or the wait ended (a long poll). */
+  waited: boolean;
+}
+
+/** What `changed` resolves with, or `timeout` after `ms`, leaving no timer behind. */
+async function changedWithin(
+  changed: Promise<'changed' | 'closed'>,
+  ms: number,
+): Promise<'changed' | 'closed' | 'timeout'> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([changed, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /**
  * App records over the store, without schedulers.
@@ -72,6 +112,40 @@ export class AppRecords {
     const record = await this.store.get(handle);
     if (!record || (owner !== undefined && record.owner !== owner)) throw new UnknownAppError(handle);
     return record;
+  }
+
+  /**
+   * A long poll: the app's record once its revision (`recordRevision`) is no longer `seen`, or after
+   * `waitMs` with the record unchanged. A terminal record is answered at once (it cannot change any more).
+   * Without `changes` (the deployed stack) the record is answered at once with `waited: false`: the caller
+   * then polls at its own pace.
+   *
+   * @throws UnknownAppError when there is no such app for this owner.
+   */
+  async getChanged(
+    handle: AppHandle,
+    owner: string | undefined,
+    seen: string,
+    options: { changes: RecordChanges | undefined; waitMs: number; now?: () => number },
+  ): Promise<ChangedRecord> {
+    const { changes } = options;
+    if (changes === undefined) return { record: await this.get(handle, owner), waited: false };
+    const now = options.now ?? Date.now;
+    const deadline = now() + options.waitMs;
+    for (;;) {
+      // Listen before reading: a write that commits between the read and the wait still wakes this one.
+      const next = changes.next(handle);
+      try {
+        const record = await this.get(handle, owner);
+        const remaining = deadline - now();
+        if (recordRevision(record) !== seen || isTerminal(record.state) || remaining <= 0) {
+          return { record, waited: true };
+        }
+        if ((await changedWithin(next.changed, remaining)) === 'closed') return { record, waited: true };
+      } finally {
+        next.stop();
+      }
+    }
   }
 
   /** An owner's apps from the store, newest first. */
@@ -132,7 +206,49 @@ export class AppRecords {
     }
     return this.applyTransition(record.handle, transition, record);
   }
+
+  /**
+   * Gives every waiting (SUBMITTED or PENDING) app of `scheduler` that `matches` the reason it waits for,
+   * as a reason-only update of its current state (a "Batch Job Queue Blocked" event: the apps behind the
+   * blocked job wait for the same reason). Apps that moved on meanwhile are left alone; an app already
+   * showing this reason keeps its since-when. Reads at most {@link WAITING_SCAN_CAP} active records.
+   *
+   * @returns how many records took the reason.
+   */
+  async applyWaitingReason(
+    scheduler: string,
+    matches: (appId: string) => boolean,
+    stateReason: StateReason,
+  ): Promise<number> {
+    let applied = 0;
+    let nextToken: string | undefined;
+    for (let read = 0; read < WAITING_SCAN_CAP; ) {
+      const page = await this.store.listActive(scheduler, 100, nextToken);
+      read += Math.max(page.records.length, 1);
+      for (const record of page.records) {
+        if ((record.state !== 'PENDING' && record.state !== 'SUBMITTED') || !matches(record.appId)) continue;
+        const outcome = await this.store.transition(
+          record.handle,
+          {
+            state: record.state,
+            attempt: record.attempt,
+            eventTime: record.lastEventTime,
+            source: 'event',
+            stateReason,
+          },
+          record,
+        );
+        if (outcome.applied) applied += 1;
+      }
+      nextToken = page.nextToken;
+      if (nextToken === undefined) break;
+    }
+    return applied;
+  }
 }
+
+/** Active records read at most by one {@link AppRecords.applyWaitingReason} (pages of 100). */
+const WAITING_SCAN_CAP = 1_000;
 
 /** The AppStatus a record stands for. */
 export function statusOfRecord(record: AppRecord): AppStatus {
@@ -143,5 +259,8 @@ export function statusOfRecord(record: AppRecord): AppStatus {
     roles: record.roles,
   };
   if (record.uiUrl !== undefined) init.uiUrl = record.uiUrl;
+  if (record.stateReason !== undefined) init.stateReason = record.stateReason;
+  if (record.attemptOutcomes !== undefined && record.attemptOutcomes.length > 0)
+    init.attemptOutcomes = record.attemptOutcomes;
   return new AppStatus(init);
 }

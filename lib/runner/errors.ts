@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { TxsError } from '../specs/index.js';
+import { type ApiErrorCode, TxsError } from '../specs/index.js';
+import type { IdempotencyRejection } from './store.js';
 
 /** An Idempotency-Key was reused with a different request body. */
 export class IdempotencyConflictError extends TxsError {
@@ -54,5 +55,23 @@ export class SubmissionOutcomeUnknownError extends TxsError {
         'with the same Idempotency-Key to get this handle back without submitting twice',
       { cause },
     );
+  }
+}
+
+/**
+ * The answer a refused submission got, given again to a request that replays its Idempotency-Key: the same
+ * code (so the same HTTP status), message and field issues. Nothing is submitted or written for it.
+ */
+export class ReplayedRejectionError extends TxsError {
+  readonly code: ApiErrorCode;
+  /** False when the original error said retrying cannot help; undefined leaves it to its code. */
+  readonly retryable: boolean | undefined;
+  /** Always true: the answer comes from the stored outcome of an earlier request. */
+  readonly replayed = true;
+
+  constructor(rejection: IdempotencyRejection) {
+    super(rejection.message, { issues: rejection.issues });
+    this.code = rejection.code;
+    this.retryable = rejection.retryable;
   }
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AppHandle, AppState, TransitionSource } from '../specs/index.js';
+import type { AppHandle, AppState, AttemptOutcome, StateReason, TransitionSource } from '../specs/index.js';
 
 /** EventBridge `source` of the stack's normalized events. */
 export const APP_STATE_CHANGE_SOURCE = 'torchx-serverless';
@@ -27,9 +27,14 @@ export interface AppStateChangeEvent {
   owner: string;
   session: string;
   name: string;
+  /** The state before; equal to `to` when only the reason changed (`stateReason` says what it is now). */
   from: AppState;
   to: AppState;
   reason?: string;
+  /** The scheduler's reason for the state `to`, with its code and since-when (absent: none given). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (Batch), newest last; `infrastructure` marks a Spot reclaim or lost host. */
+  attemptOutcomes?: AttemptOutcome[];
   /** ISO-8601 time of the change as the scheduler reported it. */
   time: string;
   source: TransitionSource;

@@ -8,5 +8,6 @@ export * from './app-records.js';
 export * from './errors.js';
 export * from './events.js';
 export * from './planner.js';
+export * from './revision.js';
 export * from './runner.js';
 export * from './store.js';

@@ -17,6 +17,7 @@ import {
   DEFAULT_SESSION,
   type HostAccessPolicy,
   type HostAccessSettingNames,
+  MAX_REPLICAS,
   MISSING,
   macros,
   makeAppHandle,
@@ -164,6 +165,12 @@ export class Planner {
         throw ValidationError.forField(
           `app.roles.${i}.numReplicas`,
           `Non-positive replicas for role: ${role.name}. Did you forget to set role.num_replicas?`,
+        );
+      }
+      if (role.numReplicas > MAX_REPLICAS) {
+        throw ValidationError.forField(
+          `app.roles.${i}.numReplicas`,
+          `${role.numReplicas} replicas for role ${role.name}: at most ${MAX_REPLICAS} per role`,
         );
       }
       role.env[TORCHX_JOB_ID_ENV] = makeAppHandle(scheduler, session, macros.appId);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { ComponentContext } from '../components/index.js';
 import { BackendError, type LogIterOptions, type LogPage, type LogPageRequest } from '../schedulers/index.js';
 import {
+  type ApiErrorCode,
   type AppDef,
   type AppDryRunInfo,
   type AppHandle,
@@ -17,6 +18,7 @@ import {
   type AppStatus,
   BACKEND_TEXT_CODES,
   type Cfg,
+  type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
   makeAppHandle,
@@ -29,14 +31,17 @@ import { AppRecords, statusOfRecord } from './app-records.js';
 import {
   IdempotencyConflictError,
   IdempotencyInProgressError,
+  ReplayedRejectionError,
   SubmissionOutcomeUnknownError,
   WaitTimeoutError,
 } from './errors.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
+import { stableStringify } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
   CountAppsQuery,
+  IdempotencyRejection,
   ListAppsPage,
   ListAppsQuery,
   TransitionOutcome,
@@ -106,17 +111,6 @@ function hashableCfg(cfg: Readonly<Cfg>): Cfg {
 }
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
 
 /** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
 export function requestHash(value: unknown): string {
@@ -236,7 +230,16 @@ export class Runner extends Planner {
     return record;
   }
 
-  private async scheduleAs(newRecord: NewAppRecord, dryrun: AppDryRunInfo, ctx: RequestContext) {
+  /**
+   * {@link schedule} under `newRecord`. `onRejected` runs when the scheduler refused the submission, after
+   * the record is marked FAILED and before the error is rethrown.
+   */
+  private async scheduleAs(
+    newRecord: NewAppRecord,
+    dryrun: AppDryRunInfo,
+    ctx: RequestContext,
+    onRejected?: (error: TxsError) => Promise<void>,
+  ) {
     const sched = this.schedulers.get(dryrun.scheduler);
     const handle = newRecord.handle;
     const { record } = await this.store.create(newRecord);
@@ -259,6 +262,7 @@ export class Runner extends Planner {
       // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
       // know the app), so nothing is lost by not surfacing the second error.
       await this.applyTransition(handle, failed).catch(() => undefined);
+      if (error instanceof TxsError) await onRejected?.(error);
       throw error;
     }
     try {
@@ -328,6 +332,8 @@ export class Runner extends Planner {
         break;
       }
       if (reservation.requestHash !== hash) throw new IdempotencyConflictError(key);
+      // A refused submission's answer is replayed as it was: same error, nothing submitted or written.
+      if (reservation.rejection !== undefined) throw new ReplayedRejectionError(reservation.rejection);
       if (reservation.handle !== undefined) {
         const record = await this.store.get(reservation.handle);
         if (record) return { handle: record.handle, record, created: false };
@@ -344,17 +350,25 @@ export class Runner extends Planner {
       await this.sleep(Math.min(1000, 50 * 2 ** poll));
     }
     let result: RunResult;
+    let rejected = false;
     try {
-      result = await this.scheduleAs(newRecord, dryrun, ctx);
+      result = await this.scheduleAs(newRecord, dryrun, ctx, async (error) => {
+        // The scheduler refused it: a completed outcome. Bind the key to the FAILED record and the answer,
+        // so a replay gets the same answer and leaves no second record. If this write fails, a retry
+        // after the lease takes the reservation over and finds this FAILED record.
+        rejected = true;
+        await this.store
+          .completeIdempotencyKey(ctx.owner, key, handle, rejectionOf(error))
+          .catch(() => undefined);
+      });
     } catch (error) {
       if (error instanceof SubmissionOutcomeUnknownError) {
         // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
         // write fails, the reservation still names this handle as holder, and a retry after the lease finds
         // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
         await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
-      } else {
-        // A definite rejection: free the key for a corrected retry. If this write fails, a retry after the
-        // lease takes the reservation over and finds this FAILED record (the rejection the caller sees now).
+      } else if (!rejected) {
+        // Nothing was written (the record itself could not be created): free the key for a retry.
         await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
       }
       throw error;
@@ -418,8 +432,19 @@ export class Runner extends Planner {
   async refresh(handle: AppHandle, owner?: string): Promise<AppRecord> {
     const record = await this.get(handle, owner);
     if (isTerminal(record.state)) return record;
-    const sched = this.schedulers.get(record.scheduler);
-    const desc = await sched.describe(record.appId);
+    const desc = await this.schedulers.get(record.scheduler).describe(record.appId);
+    return this.applyDescription(record, desc);
+  }
+
+  /**
+   * Applies what the scheduler said of a record's app (`undefined`: it does not know it) as a transition:
+   * the one path of a refresh and of the reconciler.
+   */
+  private async applyDescription(
+    record: AppRecord,
+    desc: DescribeAppResponse | undefined,
+  ): Promise<AppRecord> {
+    const handle = record.handle;
     if (desc === undefined) {
       if (record.state === 'UNSUBMITTED' && this.now() - record.createdAt > this.submitGraceMs) {
         const outcome = await this.applyTransition(handle, {
@@ -443,6 +468,8 @@ export class Runner extends Planner {
     if (desc.msg && desc.msg !== '<NONE>') transition.reason = desc.msg;
     if (desc.numRestarts >= 0) transition.numRestarts = desc.numRestarts;
     if (desc.uiUrl !== undefined) transition.uiUrl = desc.uiUrl;
+    if (desc.stateReason !== undefined) transition.stateReason = desc.stateReason;
+    if (desc.attemptOutcomes !== undefined) transition.attemptOutcomes = desc.attemptOutcomes;
     const outcome = await this.applyTransition(handle, transition, record);
     return outcome.record ?? record;
   }
@@ -555,9 +582,12 @@ export class Runner extends Planner {
 
   /**
    * Refreshes every non-terminal record of `scheduler` from the scheduler, so a lost event cannot leave an
-   * app RUNNING forever.
+   * app RUNNING forever: a page of up to 100 records at a time, described together (`describeMany`), each
+   * answer applied as a refresh would. The deployed reconciler runs it on a schedule; local mode's follower
+   * runs it every few seconds for the AWS-backed schedulers.
    *
-   * @returns how many records were checked and how many changed.
+   * @returns how many records were checked, how many changed, and how many could not be described or
+   *   updated.
    */
   async reconcile(scheduler: string): Promise<{ checked: number; changed: number; errors: number }> {
     let nextToken: string | undefined;
@@ -566,10 +596,30 @@ export class Runner extends Planner {
     let errors = 0;
     do {
       const page = await this.store.listActive(scheduler, 100, nextToken);
-      for (const record of page.records) {
+      // One batched describe per page (Batch: DescribeJobs of up to 100 jobs), then one transition each.
+      const described =
+        page.records.length === 0
+          ? []
+          : await this.schedulers
+              .get(scheduler)
+              .describeMany(page.records.map((record) => record.appId))
+              .catch((error: unknown) =>
+                page.records.map(() => ({ status: 'rejected', reason: error }) as const),
+              );
+      for (const [i, record] of page.records.entries()) {
         checked += 1;
+        const desc = described[i];
+        if (desc === undefined || desc.status === 'rejected') {
+          errors += 1;
+          continue;
+        }
         try {
-          const after = await this.refresh(record.handle);
+          // An app the scheduler does not know goes through a refresh: it reads the record again before
+          // deciding that a submission was interrupted (the listing may be behind).
+          const after =
+            desc.value === undefined
+              ? await this.refresh(record.handle)
+              : await this.applyDescription(record, desc.value);
           if (after.state !== record.state || after.lastEventTime !== record.lastEventTime) changed += 1;
         } catch {
           errors += 1;
@@ -593,6 +643,22 @@ export function mayHaveReachedBackend(error: unknown): boolean {
 
 function ownerOf(options: { owner?: string }): { owner?: string } {
   return options.owner === undefined ? {} : { owner: options.owner };
+}
+
+/**
+ * The answer a refused submission got, as the idempotency reservation keeps it: for an error carrying AWS's
+ * or DynamoDB's text (`BACKEND_TEXT_CODES`) only its code (the HTTP layer answers those with its own words).
+ */
+function rejectionOf(error: TxsError): IdempotencyRejection {
+  const backendText = BACKEND_TEXT_CODES.has(error.code);
+  const rejection: IdempotencyRejection = {
+    code: error.code as ApiErrorCode,
+    message: backendText ? submissionFailure(error) : error.message,
+    issues: backendText ? [] : [...error.issues],
+  };
+  const retryable = (error as { retryable?: unknown }).retryable;
+  if (typeof retryable === 'boolean') rejection.retryable = retryable;
+  return rejection;
 }
 
 /**

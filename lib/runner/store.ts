@@ -4,7 +4,16 @@
  *
  * @module
  */
-import type { AppHandle, AppRecord, AppState, AppStateTransition, NewAppRecord } from '../specs/index.js';
+import type {
+  ApiErrorCode,
+  AppHandle,
+  AppRecord,
+  AppState,
+  AppStateTransition,
+  FieldIssue,
+  NewAppRecord,
+  StateReason,
+} from '../specs/index.js';
 
 /**
  * `ListAppsQuery.owner` for every owner's apps (deployment admins only). A symbol, so that no owner name a
@@ -55,6 +64,8 @@ export type TransitionOutcome =
   | {
       applied: true;
       previous: AppState;
+      /** The record's state reason before this transition (absent: it had none). */
+      previousStateReason?: StateReason;
       record: AppRecord;
       /** The record version this transition wrote (the change's event id is `<handle>#<version>`). */
       version: number;
@@ -70,6 +81,19 @@ export interface IdempotencyLease {
   until: number;
 }
 
+/**
+ * The answer a submission got when the scheduler refused it: the error's code, message and field issues,
+ * and whether sending it again may help. Stored with the completed reservation, so a replay of the same key
+ * gets the same answer and writes nothing (a completed-with-error outcome, as in Powertools' idempotency).
+ */
+export interface IdempotencyRejection {
+  code: ApiErrorCode;
+  message: string;
+  issues: FieldIssue[];
+  /** False when the error itself said retrying cannot help (a `BackendError` AWS rejected). */
+  retryable?: boolean;
+}
+
 /** Result of reserving an idempotency key. */
 export type IdempotencyReservation =
   | {
@@ -81,6 +105,8 @@ export type IdempotencyReservation =
       reserved: false;
       /** The submitted app, once the reservation is completed. */
       handle?: AppHandle;
+      /** Set when the submission under `handle` was refused: the answer it got. */
+      rejection?: IdempotencyRejection;
       requestHash: string;
       reservedAt: number;
       /** The request that holds the (uncompleted) reservation, and its lease. */
@@ -149,8 +175,16 @@ export interface AppRecordStore {
     lease?: IdempotencyLease,
   ): Promise<IdempotencyReservation>;
 
-  /** Attaches the submitted app's handle to a reservation. */
-  completeIdempotencyKey(owner: string, key: string, handle: AppHandle): Promise<void>;
+  /**
+   * Attaches the submitted app's handle to a reservation, and with `rejection` the answer its refused
+   * submission got (replayed to every later request with the key).
+   */
+  completeIdempotencyKey(
+    owner: string,
+    key: string,
+    handle: AppHandle,
+    rejection?: IdempotencyRejection,
+  ): Promise<void>;
 
   /** Drops a reservation whose submission failed, so a retry can try again. */
   releaseIdempotencyKey(owner: string, key: string): Promise<void>;

@@ -41,6 +41,9 @@ export interface SchedulerCapabilities {
   elasticity: boolean;
 }
 
+/** Apps the base {@link Scheduler.describeMany} describes at the same time. */
+export const DESCRIBE_MANY_CONCURRENCY = 8;
+
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -105,6 +108,22 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
 
   /** Describes an app; undefined when the scheduler does not know it (any more). */
   abstract describe(appId: string): Promise<DescribeAppResponse | undefined>;
+
+  /**
+   * Describes several apps at once (the reconciler, and local mode's follower), one result per id in the
+   * same order. The base describes them a few at a time; a scheduler whose backend describes many jobs per
+   * call (Batch's DescribeJobs) overrides it.
+   */
+  async describeMany(
+    appIds: readonly string[],
+  ): Promise<PromiseSettledResult<DescribeAppResponse | undefined>[]> {
+    const results: PromiseSettledResult<DescribeAppResponse | undefined>[] = [];
+    for (let i = 0; i < appIds.length; i += DESCRIBE_MANY_CONCURRENCY) {
+      const ids = appIds.slice(i, i + DESCRIBE_MANY_CONCURRENCY);
+      results.push(...(await Promise.allSettled(ids.map((appId) => this.describe(appId)))));
+    }
+    return results;
+  }
 
   /** Lists apps this scheduler launched (used for reconciliation). */
   abstract list(): Promise<ListAppResponse[]>;

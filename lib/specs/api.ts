@@ -22,6 +22,27 @@ const handleFields = {
   appId: z.string(),
 };
 
+/** Why an app is in its state, in its scheduler's words, and since when (`StateReason`). */
+export const stateReasonSchema = z.object({
+  text: z.string(),
+  /** Machine-readable part: a Batch code, SageMaker's SecondaryStatus, Slurm's state_reason, a pod condition reason. */
+  code: z.optional(z.string()),
+  /** ISO-8601 time the reason first appeared. */
+  since: z.string(),
+  source: z.string(),
+});
+
+/** How one finished attempt ended (`AttemptOutcome`). */
+export const attemptOutcomeSchema = z.object({
+  attempt: z.number(),
+  exitCode: z.optional(z.number()),
+  reason: z.optional(z.string()),
+  startedAt: z.optional(z.string()),
+  stoppedAt: z.optional(z.string()),
+  /** True when the infrastructure ended the attempt (Spot reclaim, host termination), not the app. */
+  infrastructure: z.optional(z.boolean()),
+});
+
 /** What a scheduler supports (`GET /v1/schedulers`). */
 export const schedulerCapabilitiesSchema = z.object({
   cancel: z.boolean(),
@@ -110,6 +131,7 @@ export const appSummarySchema = z.object({
   owner: z.optional(z.string()),
   state: appState,
   reason: z.optional(z.string()),
+  stateReason: z.optional(stateReasonSchema),
   createdAt: time,
   updatedAt: z.optional(time),
 });
@@ -162,6 +184,8 @@ export const appStatusSchema = z.object({
       ),
     }),
   ),
+  stateReason: z.optional(stateReasonSchema),
+  attemptOutcomes: z.optional(z.array(attemptOutcomeSchema)),
 });
 
 /** `GET /v1/apps/{scheduler}/{appId}` → 200. */
@@ -178,6 +202,11 @@ export const appResponseSchema = z.object({
   /** History entries left out between the first and the newest ones (records are bounded). */
   historyElided: z.optional(z.number()),
   cancelRequestedAt: z.optional(time),
+  /**
+   * Changes whenever anything in the record does; send it back as `waitFor` to wait for the next change.
+   * Absent from servers older than the long poll.
+   */
+  revision: z.optional(z.string()),
 });
 
 /** `POST …/cancel` and `DELETE …` → 202. */
@@ -202,6 +231,11 @@ export const apiErrorSchema = z.object({
     message: z.string(),
     details: z.optional(z.array(z.object({ path: z.string(), message: z.string() }))),
     requestId: z.optional(z.string()),
+    /**
+     * Whether sending the same request again may succeed (then a `Retry-After` header says when). Clients
+     * retry only when it is true; absent in answers of API Gateway itself.
+     */
+    retryable: z.optional(z.boolean()),
     /** `SubmissionOutcomeUnknown`: the app whose submission may or may not have been accepted. */
     handle: z.optional(z.string()),
   }),

@@ -9,6 +9,13 @@ import type { AppDef } from './app-def.js';
 import type { AppHandle } from './app-handle.js';
 import { type AppState, isTerminal } from './app-state.js';
 import type { Cfg } from './run-opts.js';
+import {
+  type AttemptOutcome,
+  carryStateReason,
+  MAX_ATTEMPT_OUTCOMES,
+  type StateReason,
+  sameStateReason,
+} from './state-reason.js';
 import type { RoleStatus } from './status.js';
 
 /** Where a transition came from. */
@@ -28,6 +35,13 @@ export interface AppStateTransition {
   source: TransitionSource;
   /** Why, in the scheduler's words (statusReason, FailureReason, exit code). */
   reason?: string;
+  /**
+   * The scheduler's reason for the state, with its code and since-when. A transition that carries only a
+   * new reason for the same state is still applied (see {@link isReasonUpdate}).
+   */
+  stateReason?: StateReason;
+  /** How each finished attempt ended, oldest first (Batch `attempts[]`). */
+  attemptOutcomes?: AttemptOutcome[];
   numRestarts?: number;
   roles?: RoleStatus[];
   uiUrl?: string;
@@ -67,6 +81,10 @@ export interface AppRecord {
   cfg: Cfg;
   state: AppState;
   reason?: string;
+  /** The scheduler's reason for the current state and since when (absent: it gave none). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (the newest {@link MAX_ATTEMPT_OUTCOMES}). */
+  attemptOutcomes?: AttemptOutcome[];
   numRestarts: number;
   roles: RoleStatus[];
   uiUrl?: string;
@@ -114,13 +132,31 @@ export interface TransitionPosition {
   state: AppState;
   attempt: number;
   lastEventTime: number;
+  stateReason?: StateReason;
+}
+
+/**
+ * True when `next` reports the same state and attempt as `current`, at no later event time, but a different
+ * reason that appeared later than the current one (or the first one): a reason-only update. Two different
+ * reasons with the same time are not ordered: the first one delivered stays. Batch reports every state
+ * before RUNNING with the same event time (`createdAt`), so a RUNNABLE job that becomes blocked for lack of
+ * capacity differs only in its `statusReason`.
+ */
+export function isReasonUpdate(current: TransitionPosition, next: AppStateTransition): boolean {
+  if (next.state !== current.state || next.attempt !== current.attempt) return false;
+  if (next.eventTime > current.lastEventTime || next.stateReason === undefined) return false;
+  if (sameStateReason(current.stateReason, next.stateReason)) return false;
+  if (current.stateReason === undefined) return true;
+  const since = Date.parse(current.stateReason.since);
+  return Number.isNaN(since) || Date.parse(next.stateReason.since) > since;
 }
 
 /**
  * Decides whether `next` moves an app forward from `current`:
  * - `terminal`: the app is already SUCCEEDED, FAILED or CANCELLED; nothing changes it;
  * - `apply`: a higher attempt; or the same attempt and a higher state rank; or the same attempt and rank
- *   with a later event time (fresher details, e.g. replica statuses);
+ *   with a later event time (fresher details, e.g. replica statuses); or a reason-only update
+ *   ({@link isReasonUpdate});
  * - `duplicate`: the same attempt, rank and event time;
  * - `stale`: anything older.
  *
@@ -135,7 +171,7 @@ export function decideTransition(current: TransitionPosition, next: AppStateTran
   if (next.attempt !== current.attempt) return next.attempt > current.attempt ? 'apply' : 'stale';
   const rankDelta = stateRank(next.state) - stateRank(current.state);
   if (rankDelta !== 0) return rankDelta > 0 ? 'apply' : 'stale';
-  if (next.eventTime > current.lastEventTime) return 'apply';
+  if (next.eventTime > current.lastEventTime || isReasonUpdate(current, next)) return 'apply';
   return next.eventTime === current.lastEventTime ? 'duplicate' : 'stale';
 }
 
@@ -155,10 +191,15 @@ export function applyTransition(record: AppRecord, t: AppStateTransition, now: n
     ...record,
     state: t.state,
     attempt: t.attempt,
-    lastEventTime: t.eventTime,
+    // A reason-only update reports no later event time: the record's stays.
+    lastEventTime: isReasonUpdate(record, t) ? record.lastEventTime : t.eventTime,
     updatedAt: now,
   };
   if (t.reason !== undefined) next.reason = t.reason;
+  if (t.stateReason !== undefined) next.stateReason = carryStateReason(record.stateReason, t.stateReason);
+  // A new state or attempt without a reason: the old reason no longer holds.
+  else if (record.state !== t.state || record.attempt !== t.attempt) delete next.stateReason;
+  if (t.attemptOutcomes !== undefined) next.attemptOutcomes = t.attemptOutcomes.slice(-MAX_ATTEMPT_OUTCOMES);
   if (t.numRestarts !== undefined) next.numRestarts = t.numRestarts;
   if (t.roles !== undefined) next.roles = t.roles;
   if (t.uiUrl !== undefined) next.uiUrl = t.uiUrl;

@@ -66,6 +66,8 @@ export type ApiErrorCode =
   | 'StoreTableNotFound'
   | 'RecordTooLarge'
   | 'IdempotencyReservation'
+  // the machine (local mode)
+  | 'DiskFull'
   // anything not raised on purpose (the message carries only the request id)
   | 'InternalError';
 
@@ -228,5 +230,37 @@ export class UnknownNamedResourceError extends ValidationError {
     const hint = suggestions.length > 0 ? ` Did you mean: ${suggestions.join(', ')}?` : '';
     const message = `No named resource found for \`${resourceName}\`.${hint}`;
     super(message, [{ path, message }]);
+  }
+}
+
+/** Node.js and LevelDB wordings of a write refused for want of space (ENOSPC, EDQUOT). */
+const NO_SPACE = /\b(ENOSPC|EDQUOT)\b|No space left on device|Disk quota exceeded/;
+
+/** True when `error` (or its cause) is a write refused because the disk (or the user's quota) is full. */
+export function isDiskFull(error: unknown): boolean {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 5; depth++) {
+    const { code, message, cause } = e as { code?: unknown; message?: unknown; cause?: unknown };
+    if (code === 'ENOSPC' || code === 'EDQUOT' || code === 'DiskFull') return true;
+    if (typeof message === 'string' && NO_SPACE.test(message)) return true;
+    e = cause;
+  }
+  return false;
+}
+
+/**
+ * The local server's disk is full (HTTP 503): a record or a job's files could not be written. Nothing is
+ * lost that was written before; the server keeps running and the request can be retried once space is freed.
+ */
+export class DiskFullError extends TxsError {
+  readonly code = 'DiskFull';
+  constructor(
+    readonly path: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      `disk full at ${path}: the write was refused (no space left); free space there (a job's own logs under ` +
+        'the data directory are the usual cause), then retry',
+      options,
+    );
   }
 }

@@ -19,5 +19,6 @@ export * from './named-resources.js';
 export * from './names.js';
 export * from './run-opts.js';
 export * from './schema.js';
+export * from './state-reason.js';
 export * from './status.js';
 export * from './suggest.js';

@@ -44,3 +44,29 @@ const UNSAFE_GLOBAL = new RegExp(UNSAFE_NAME_CHARACTERS.source, 'gu');
 export function escapeUnsafeCharacters(text: string): string {
   return text.replace(UNSAFE_GLOBAL, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
 }
+
+/** How {@link displayText} lays text out: `line` for one-line fields, `block` for text that may span lines. */
+export type DisplayLayout = 'line' | 'block';
+
+/**
+ * The one function every human-readable formatter (CLI tables, AppStatus, `--wait` lines, describe, the
+ * dashboard's text) passes server- and job-provided text through before adding its own layout or colours:
+ * every character of {@link UNSAFE_NAME_CHARACTERS} (escape sequences, carriage returns, C1 controls, bidi
+ * and zero-width characters) becomes a visible `\u{…}` escape, so such text can neither move the cursor,
+ * rewrite a line, nor reorder or hide what is shown. A `block` keeps its newlines and tabs (tracebacks,
+ * messages); a `line` escapes them too, so one field stays on one line (table cells, states, names).
+ *
+ * @example
+ * ```ts
+ * displayText('fake\r\u001b[2Kjob SUCCEEDED'); // 'fake\\u{D}\\u{1B}[2Kjob SUCCEEDED'
+ * displayText('Traceback:\n  x', 'block'); // unchanged
+ * ```
+ */
+export function displayText(text: string, layout: DisplayLayout = 'line'): string {
+  const value = String(text);
+  if (layout === 'line') return escapeUnsafeCharacters(value);
+  return value
+    .split(/([\t\n])/)
+    .map((part) => (part === '\t' || part === '\n' ? part : escapeUnsafeCharacters(part)))
+    .join('');
+}

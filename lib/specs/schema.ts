@@ -34,6 +34,15 @@ export const MAX_NAME_LENGTH = 1_024;
 export const MAX_LIST_ITEMS = 4_096;
 /** Deepest nesting accepted in role metadata. */
 export const MAX_METADATA_DEPTH = 8;
+/**
+ * Most replicas of one role, in an AppDef and in every component argument that makes replicas (`-j`,
+ * `--num_replicas`): an app past it cannot be planned in bounded time or stored in one record.
+ */
+export const MAX_REPLICAS = 10_000;
+/** Smallest magnitude of a non-zero number DynamoDB stores (its documented range). */
+export const MIN_NUMBER_MAGNITUDE = 1e-130;
+/** Every number DynamoDB stores has a magnitude below this. */
+export const MAX_NUMBER_MAGNITUDE = 1e126;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
@@ -106,8 +115,8 @@ const roleSchema = z.strictObject({
   entrypoint: name,
   args: z.optional(z.array(text).check(z.maxLength(MAX_LIST_ITEMS))),
   env: z.optional(stringMap),
-  numReplicas: z.optional(z.int().check(z.minimum(1, 'must be at least 1'), z.maximum(10_000))),
-  minReplicas: z.optional(z.int().check(z.minimum(0), z.maximum(10_000))),
+  numReplicas: z.optional(z.int().check(z.minimum(1, 'must be at least 1'), z.maximum(MAX_REPLICAS))),
+  minReplicas: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_REPLICAS))),
   maxRetries: z.optional(z.int().check(z.minimum(0), z.maximum(1_000))),
   retryPolicy: z.optional(z.enum(['REPLICA', 'APPLICATION', 'ROLE'])),
   resource: z.optional(z.union([name, resourceObject])),
@@ -240,10 +249,38 @@ export function toFieldIssues(issues: readonly z.core.$ZodIssue[], base: string)
 export const MAX_BODY_DEPTH = 32;
 
 /**
+ * True for a number every part of the system can keep: finite, and 0 or of a magnitude DynamoDB stores
+ * ({@link MIN_NUMBER_MAGNITUDE} up to {@link MAX_NUMBER_MAGNITUDE}). JSON numbers carry at most 17
+ * significant digits here, within DynamoDB's 38.
+ *
+ * @example
+ * ```ts
+ * isStorableNumber(0.5); // true
+ * isStorableNumber(1e300); // false
+ * ```
+ */
+export function isStorableNumber(value: number): boolean {
+  const magnitude = Math.abs(value);
+  return (
+    value === 0 ||
+    (Number.isFinite(value) && magnitude >= MIN_NUMBER_MAGNITUDE && magnitude < MAX_NUMBER_MAGNITUDE)
+  );
+}
+
+const UNSTORABLE_NUMBER_MESSAGE =
+  `must be 0 or a number of magnitude ${MIN_NUMBER_MAGNITUDE} to ${MAX_NUMBER_MAGNITUDE} ` +
+  '(what the app record can hold); give a smaller number, or the value as a string';
+
+/**
  * Rejects keys that could pollute prototypes (`__proto__`, `constructor`, `prototype`) anywhere in the input,
- * and input nested deeper than {@link MAX_BODY_DEPTH}, before any schema runs.
+ * input nested deeper than {@link MAX_BODY_DEPTH}, and numbers the app record cannot hold
+ * ({@link isStorableNumber}: wherever they are, including free-form cfg values and metadata), before any
+ * schema runs.
  */
 function checkStructure(input: unknown, path: string, depth: number, what: string): void {
+  if (typeof input === 'number' && !isStorableNumber(input)) {
+    failWith([{ path: path || 'body', message: `${UNSTORABLE_NUMBER_MESSAGE} (got ${input})` }], what);
+  }
   if (input === null || typeof input !== 'object') return;
   if (depth > MAX_BODY_DEPTH) {
     failWith([{ path, message: `is nested more than ${MAX_BODY_DEPTH} levels deep` }], what);
@@ -255,7 +292,7 @@ function checkStructure(input: unknown, path: string, depth: number, what: strin
     return;
   }
   for (const key of Object.keys(input)) {
-    const child = path ? `${path}.${key}` : key;
+    const child = joinPath(path, [key]);
     if (FORBIDDEN_KEYS.has(key)) failWith([{ path: child, message: 'this key name is not allowed' }], what);
     checkStructure((input as Record<string, unknown>)[key], child, depth + 1, what);
   }

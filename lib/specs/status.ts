@@ -8,6 +8,8 @@ import type { Role } from './app-def.js';
 import { NONE } from './app-def.js';
 import { type AppState, isTerminal } from './app-state.js';
 import { AppStatusError } from './errors.js';
+import { displayText } from './names.js';
+import type { AttemptOutcome, StateReason } from './state-reason.js';
 
 /** Status of one replica (node) of a role. */
 export interface ReplicaStatus {
@@ -40,6 +42,10 @@ export interface AppStatusData {
   structuredErrorMsg: string;
   uiUrl?: string;
   roles: RoleStatus[];
+  /** The scheduler's reason for the state and since when (torchx-serverless addition). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (torchx-serverless addition). */
+  attemptOutcomes?: AttemptOutcome[];
 }
 
 const APP_STATUS_TEMPLATE = (s: {
@@ -59,6 +65,7 @@ const EMBEDDED_ERROR_MESSAGE = /(.+)\nException.*/;
 /** Python's `datetime.fromtimestamp(ts)` rendering in local time: `YYYY-MM-DD HH:MM:SS`. */
 function pythonLocalTimestamp(epochSeconds: number): string {
   const d = new Date(epochSeconds * 1000);
+  if (Number.isNaN(d.getTime())) return '<N/A>';
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
@@ -80,6 +87,8 @@ export class AppStatus implements AppStatusData {
   structuredErrorMsg: string;
   uiUrl?: string;
   roles: RoleStatus[];
+  stateReason?: StateReason;
+  attemptOutcomes?: AttemptOutcome[];
 
   constructor(init: Pick<AppStatusData, 'state'> & Partial<AppStatusData>) {
     this.state = init.state;
@@ -88,6 +97,8 @@ export class AppStatus implements AppStatusData {
     this.structuredErrorMsg = init.structuredErrorMsg ?? NONE;
     if (init.uiUrl !== undefined) this.uiUrl = init.uiUrl;
     this.roles = init.roles ?? [];
+    if (init.stateReason !== undefined) this.stateReason = init.stateReason;
+    if (init.attemptOutcomes !== undefined) this.attemptOutcomes = init.attemptOutcomes;
   }
 
   /** True when the state is terminal. */
@@ -118,13 +129,14 @@ export class AppStatus implements AppStatusData {
         ? this.roles.filter((r) => filterRoles.includes(r.role))
         : this.roles;
     const rolesText = roles.map((r) => this.formatRoleStatus(r)).join('');
+    // Every value may come from a server or a job: escaped (displayText) so it cannot drive a terminal.
     return APP_STATUS_TEMPLATE({
-      state: this.state,
-      numRestarts: String(this.numRestarts),
+      state: displayText(this.state),
+      numRestarts: displayText(String(this.numRestarts)),
       roles: rolesText,
-      msg: this.msg,
-      structuredErrorMsg: this.structuredErrorMsg,
-      url: this.uiUrl ?? 'None',
+      msg: displayText(this.msg, 'block'),
+      structuredErrorMsg: displayText(this.structuredErrorMsg, 'block'),
+      url: displayText(this.uiUrl ?? 'None'),
     });
   }
 
@@ -138,11 +150,13 @@ export class AppStatus implements AppStatusData {
       roles: this.roles,
     };
     if (this.uiUrl !== undefined) data.uiUrl = this.uiUrl;
+    if (this.stateReason !== undefined) data.stateReason = this.stateReason;
+    if (this.attemptOutcomes !== undefined) data.attemptOutcomes = this.attemptOutcomes;
     return data;
   }
 
   private formatRoleStatus(roleStatus: RoleStatus): string {
-    return [...roleStatus.replicas]
+    return [...(roleStatus.replicas ?? [])]
       .sort((a, b) => a.id - b.id)
       .map((r) => this.formatReplicaStatus(r))
       .join('');
@@ -151,25 +165,87 @@ export class AppStatus implements AppStatusData {
   private formatReplicaStatus(replica: ReplicaStatus): string {
     let data: string;
     if (replica.structuredErrorMsg !== NONE) {
-      let errorData: { message: { message: string; errorCode?: unknown; extraInfo: { timestamp: unknown } } };
-      try {
-        errorData = JSON.parse(replica.structuredErrorMsg);
-      } catch {
-        return replica.structuredErrorMsg;
-      }
-      const errorMessage = formatErrorMessage(errorData.message.message, '    error_msg: ');
-      const timestamp = Math.trunc(Number(errorData.message.extraInfo.timestamp));
-      const exitcode = errorData.message.errorCode ? String(errorData.message.errorCode) : '<N/A>';
+      const error = readErrorDocument(replica.structuredErrorMsg);
+      if (error === undefined) return displayText(replica.structuredErrorMsg, 'block');
+      const errorMessage = displayText(formatErrorMessage(error.message, '    error_msg: '), 'block');
+      const timestamp = error.timestamp === undefined ? '<N/A>' : pythonLocalTimestamp(error.timestamp);
       data =
-        `${replica.state} (exitcode: ${exitcode})\n        timestamp: ${pythonLocalTimestamp(timestamp)}\n` +
-        `        hostname: ${replica.hostname}\n    ${errorMessage}`;
+        `${displayText(replica.state)} (exitcode: ${displayText(error.exitcode)})\n        timestamp: ${timestamp}\n` +
+        `        hostname: ${displayText(replica.hostname)}\n    ${errorMessage}`;
     } else {
-      data = replica.state;
+      data = displayText(replica.state);
       if (replica.state === 'CANCELLED' || replica.state === 'FAILED') data += ' (no reply file)';
     }
     const header = replica.id === 0 ? '*' : ' ';
-    return `\n ${header}${replica.role}[${replica.id}]:${data}`;
+    return `\n ${header}${displayText(replica.role)}[${displayText(String(replica.id))}]:${data}`;
   }
+}
+
+/** What the AppStatus layout shows of a replica's error document. */
+interface ErrorDocumentView {
+  message: string;
+  /** `<N/A>` when the document has none. */
+  exitcode: string;
+  /** Epoch seconds, when the document has a usable one. */
+  timestamp?: number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Reads a replica's error document: torchelastic's error file (`{"message": {"message", "errorCode",
+ * "extraInfo": {"timestamp"}}}`), the store's cut form of one (`{"truncated": true, "bytes", "head"}`, see
+ * the store's bounds), or any other JSON (shown as it is). Undefined when it is not JSON (TorchX then shows
+ * the text). Never throws: every field may be missing or of another type.
+ */
+function readErrorDocument(text: string): ErrorDocumentView | undefined {
+  let document: unknown;
+  try {
+    document = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (isObject(document) && document.truncated === true && typeof document.head === 'string') {
+    return { message: messageOfCutDocument(document.head), exitcode: '<N/A>' };
+  }
+  const outer = isObject(document) ? document.message : undefined;
+  if (!isObject(outer)) {
+    return { message: typeof outer === 'string' ? outer : text, exitcode: '<N/A>' };
+  }
+  const message = typeof outer.message === 'string' ? outer.message : JSON.stringify(outer.message ?? '');
+  const code = outer.errorCode;
+  const exitcode = code === undefined || code === null || code === 0 || code === '' ? '<N/A>' : String(code);
+  const extraInfo = isObject(outer.extraInfo) ? outer.extraInfo : {};
+  const seconds = Math.trunc(Number(extraInfo.timestamp));
+  return Number.isFinite(seconds) && Math.abs(seconds) < 8.64e12
+    ? { message, exitcode, timestamp: seconds }
+    : { message, exitcode };
+}
+
+const JSON_ESCAPES: Readonly<Record<string, string>> = {
+  '"': '"',
+  '\\': '\\',
+  '/': '/',
+  b: '\b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+};
+
+/**
+ * The error message inside the head of a cut torchelastic document: its JSON string up to the closing
+ * quote, or to the end of the head (which then ends with the store's `… [truncated: N bytes]` marker).
+ * The head itself when it holds no such message. Escapes are decoded leniently (a cut one stays as text).
+ */
+function messageOfCutDocument(head: string): string {
+  const start = /"message"\s*:\s*\{\s*"message"\s*:\s*"/.exec(head);
+  if (start === null) return head;
+  const body = /^(?:[^"\\]|\\[\s\S])*/.exec(head.slice(start.index + start[0].length))?.[0] ?? '';
+  return body.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_, hex: string | undefined, c: string) =>
+    hex === undefined ? (JSON_ESCAPES[c] ?? c) : String.fromCharCode(Number.parseInt(hex, 16)),
+  );
 }
 
 /**
@@ -178,7 +254,7 @@ export class AppStatus implements AppStatusData {
  * exception messages are first reduced to their core message.
  */
 export function formatErrorMessage(message: string, header: string, width = 80): string {
-  let msg = message;
+  let msg = String(message);
   const rpc = RPC_ERROR_MESSAGE.exec(msg);
   if (rpc) msg = rpc[0];
   const embedded = EMBEDDED_ERROR_MESSAGE.exec(msg);
@@ -218,6 +294,10 @@ export interface DescribeAppResponse {
   updatedAt?: number;
   /** Progress counter with the meaning of `AppStateTransition.attempt` (Batch attempts, SageMaker steps). */
   attempt?: number;
+  /** The scheduler's reason for the state, with since-when (torchx-serverless addition). */
+  stateReason?: StateReason;
+  /** How each finished attempt ended (torchx-serverless addition). */
+  attemptOutcomes?: AttemptOutcome[];
 }
 
 /**

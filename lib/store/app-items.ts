@@ -26,6 +26,8 @@ const RECORD_FIELDS = Object.keys({
   cfg: true,
   state: true,
   reason: true,
+  stateReason: true,
+  attemptOutcomes: true,
   numRestarts: true,
   roles: true,
   uiUrl: true,

@@ -12,6 +12,7 @@ import type {
   AppRecordStore,
   CountAppsQuery,
   IdempotencyLease,
+  IdempotencyRejection,
   IdempotencyReservation,
   ListAppsPage,
   ListAppsQuery,
@@ -169,8 +170,13 @@ export class DynamoAppRecordStore implements AppRecordStore {
   }
 
   /** {@inheritDoc IdempotencyKeys.complete} */
-  completeIdempotencyKey(owner: string, key: string, handle: AppHandle): Promise<void> {
-    return this.idempotency.complete(owner, key, handle);
+  completeIdempotencyKey(
+    owner: string,
+    key: string,
+    handle: AppHandle,
+    rejection?: IdempotencyRejection,
+  ): Promise<void> {
+    return this.idempotency.complete(owner, key, handle, rejection);
   }
 
   /** {@inheritDoc IdempotencyKeys.release} */

@@ -1,11 +1,11 @@
 /**
  * Idempotency reservations: one item per (owner, Idempotency-Key), reserved with a conditional Put so
- * exactly one concurrent caller wins, completed with the submitted app's handle, released when the
- * submission failed.
+ * exactly one concurrent caller wins, completed with the submitted app's handle (and, when the scheduler
+ * refused the submission, the answer it got), released when nothing was written.
  *
  * @module
  */
-import type { IdempotencyLease, IdempotencyReservation } from '../runner/store.js';
+import type { IdempotencyLease, IdempotencyRejection, IdempotencyReservation } from '../runner/store.js';
 import type { AppHandle, FieldIssue } from '../specs/index.js';
 import { call, conditionalWrite, type Item, putIfAbsent, type StoreContext } from './context.js';
 import { IdempotencyReservationError, StoreConflictError } from './errors.js';
@@ -107,8 +107,11 @@ export class IdempotencyKeys {
         requestHash: String(existing.requestHash),
         reservedAt: Number(existing.reservedAt),
       };
-      if (completed) reservation.handle = existing.handle as string;
-      else if (typeof existing.holder === 'string') {
+      if (completed) {
+        reservation.handle = existing.handle as string;
+        const rejection = rejectionOf(existing.rejection);
+        if (rejection) reservation.rejection = rejection;
+      } else if (typeof existing.holder === 'string') {
         reservation.holder = existing.holder;
         if (typeof leaseEnd === 'number') reservation.leaseExpiresAt = leaseEnd;
       }
@@ -157,11 +160,17 @@ export class IdempotencyKeys {
   }
 
   /**
-   * Attaches the submitted app's handle to a reservation (idempotent for the same handle).
+   * Attaches the submitted app's handle to a reservation (idempotent for the same handle); with
+   * `rejection`, also the answer the refused submission got, in the same write.
    *
    * @throws IdempotencyReservationError when the reservation is gone or bound to another handle.
    */
-  async complete(owner: string, key: string, handle: AppHandle): Promise<void> {
+  async complete(
+    owner: string,
+    key: string,
+    handle: AppHandle,
+    rejection?: IdempotencyRejection,
+  ): Promise<void> {
     const issues: FieldIssue[] = [];
     requireText(issues, 'owner', owner, 1024);
     validateIdempotencyKey(issues, key);
@@ -173,11 +182,21 @@ export class IdempotencyKeys {
         client.update({
           TableName: tableName,
           Key: reservationKey(owner, key),
-          UpdateExpression: 'SET #handle = :handle',
+          UpdateExpression:
+            rejection === undefined
+              ? 'SET #handle = :handle'
+              : 'SET #handle = :handle, #rejection = :rejection',
           ConditionExpression:
             'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
-          ExpressionAttributeNames: { '#pk': A.partitionKey, '#handle': 'handle' },
-          ExpressionAttributeValues: { ':handle': handle },
+          ExpressionAttributeNames: {
+            '#pk': A.partitionKey,
+            '#handle': 'handle',
+            ...(rejection === undefined ? {} : { '#rejection': 'rejection' }),
+          },
+          ExpressionAttributeValues: {
+            ':handle': handle,
+            ...(rejection === undefined ? {} : { ':rejection': storedRejection(rejection) }),
+          },
         }),
       )
     )
@@ -220,4 +239,37 @@ export class IdempotencyKeys {
     );
     return output.Item;
   }
+}
+
+/** Longest stored message of a rejection: the answer of a refused submission is short. */
+const MAX_REJECTION_MESSAGE = 4096;
+
+/** A rejection as stored: plain fields, the message and issues bounded so the item stays small. */
+function storedRejection(rejection: IdempotencyRejection): Item {
+  const stored: Item = {
+    code: rejection.code,
+    message: rejection.message.slice(0, MAX_REJECTION_MESSAGE),
+    issues: rejection.issues
+      .slice(0, 20)
+      .map((i) => ({ path: i.path.slice(0, 256), message: i.message.slice(0, 1024) })),
+  };
+  if (rejection.retryable !== undefined) stored.retryable = rejection.retryable;
+  return stored;
+}
+
+/** A stored rejection read back; undefined when absent or not in the shape {@link storedRejection} writes. */
+function rejectionOf(value: unknown): IdempotencyRejection | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  const { code, message, issues, retryable } = value as Record<string, unknown>;
+  if (typeof code !== 'string' || typeof message !== 'string') return undefined;
+  const rejection: IdempotencyRejection = {
+    code: code as IdempotencyRejection['code'],
+    message,
+    issues: (Array.isArray(issues) ? issues : []).flatMap((i: unknown) => {
+      const { path, message: said } = (i ?? {}) as Record<string, unknown>;
+      return typeof path === 'string' && typeof said === 'string' ? [{ path, message: said }] : [];
+    }),
+  };
+  if (typeof retryable === 'boolean') rejection.retryable = retryable;
+  return rejection;
 }

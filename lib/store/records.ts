@@ -18,6 +18,7 @@ import {
   decideTransition,
   type FieldIssue,
   isAppState,
+  isReasonUpdate,
   isTerminal,
   type NewAppRecord,
   stateRank,
@@ -45,7 +46,9 @@ export interface ConditionParts {
 /**
  * The forward rule of `decideTransition` as a DynamoDB condition on an app item: the item exists, it is not
  * terminal (`stateRank` below the terminal rank), and the transition has a higher attempt, or the same
- * attempt and a higher state rank, or the same attempt and rank and a later event time.
+ * attempt and a higher state rank, or the same attempt and rank and a later event time. For a reason-only
+ * update (`reasonOnly`, see `isReasonUpdate`) the item must be at the same attempt and rank instead (the
+ * reason itself was compared on the item the versioned write replaces).
  *
  * @example
  * ```ts
@@ -55,12 +58,15 @@ export interface ConditionParts {
  */
 export function forwardTransitionCondition(
   transition: Pick<AppStateTransition, 'state' | 'attempt' | 'eventTime'>,
+  reasonOnly = false,
 ): ConditionParts {
   return {
-    expression:
-      'attribute_exists(#pk) AND #stateRank < :terminalRank AND (#attempt < :nextAttempt' +
-      ' OR (#attempt = :nextAttempt AND #stateRank < :nextRank)' +
-      ' OR (#attempt = :nextAttempt AND #stateRank = :nextRank AND #lastEventTime < :nextEventTime))',
+    expression: reasonOnly
+      ? 'attribute_exists(#pk) AND #stateRank < :terminalRank AND #attempt = :nextAttempt' +
+        ' AND #stateRank = :nextRank AND #lastEventTime >= :nextEventTime'
+      : 'attribute_exists(#pk) AND #stateRank < :terminalRank AND (#attempt < :nextAttempt' +
+        ' OR (#attempt = :nextAttempt AND #stateRank < :nextRank)' +
+        ' OR (#attempt = :nextAttempt AND #stateRank = :nextRank AND #lastEventTime < :nextEventTime))',
     names: {
       '#pk': A.partitionKey,
       '#stateRank': 'stateRank',
@@ -173,8 +179,12 @@ export class AppRecords {
       const next = boundRecord(storable(applyTransition(record, transition, this.context.now())), (r) =>
         itemSize(this.appItem(r, 0)),
       );
-      const version = await this.writeTransition(item, next, transition);
-      if (version !== undefined) return { applied: true, previous: record.state, record: next, version };
+      const version = await this.writeTransition(item, next, transition, isReasonUpdate(record, transition));
+      if (version !== undefined) {
+        const applied: TransitionOutcome = { applied: true, previous: record.state, record: next, version };
+        if (record.stateReason !== undefined) applied.previousStateReason = record.stateReason;
+        return applied;
+      }
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }
     throw new StoreConflictError(
@@ -241,9 +251,10 @@ export class AppRecords {
     item: Item,
     next: AppRecord,
     transition: AppStateTransition,
+    reasonOnly: boolean,
   ): Promise<number | undefined> {
     const version = typeof item.version === 'number' ? item.version : 0;
-    const forward = forwardTransitionCondition(transition);
+    const forward = forwardTransitionCondition(transition, reasonOnly);
     const names: Record<string, string> = { ...forward.names, '#version': 'version' };
     const values: Record<string, unknown> = { ...forward.values, ':version': version };
     const sets: string[] = [];
@@ -266,7 +277,13 @@ export class AppRecords {
     if (next.reason !== undefined) set('reason', next.reason);
     if (transition.numRestarts !== undefined) set('numRestarts', next.numRestarts);
     if (transition.uiUrl !== undefined) set('uiUrl', next.uiUrl);
+    if (next.attemptOutcomes !== undefined) set('attemptOutcomes', next.attemptOutcomes);
     const removes: string[] = [];
+    if (next.stateReason !== undefined) set('stateReason', next.stateReason);
+    else if (item.stateReason !== undefined) {
+      names['#stateReason'] = 'stateReason';
+      removes.push('#stateReason');
+    }
     if (isTerminal(next.state)) {
       set(A.expiresAt, expiryOf(next.updatedAt, this.context.retentionSeconds));
       names['#activeKey'] = A.activeKey;

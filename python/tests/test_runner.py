@@ -16,6 +16,7 @@ from torchx.schedulers.api import Stream
 
 from conftest import LocalServer
 from torchx_serverless import scheduler as txs_scheduler
+from torchx_serverless.client import TxsRequestError
 from torchx_serverless.scheduler import TxsDryRun, TxsScheduler
 
 
@@ -107,6 +108,30 @@ def test_local_cwd_dryrun_sends_cwd_and_env_only_when_the_server_declares_them(r
     assert "env" not in remote._service_cfg({"cwd": "/given"})
 
 
+def test_local_cwd_sends_env_and_cwd_only_through_the_servers_own_socket(
+    runner: Runner, server: LocalServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = server.url.rsplit(":", 1)[1]
+    assert (Path(server.token_file).parent / f"{port}.sock").exists()
+    monkeypatch.setenv("TXS_PLUGIN_SECRET", "s3cret-env")
+    proven = TxsScheduler("txs_local_cwd", "torchx", "local_cwd", endpoint=server.url.replace("127.0.0.1", "localhost"))
+    handle = proven.schedule(proven.submit_dryrun(sh('echo "secret=$TXS_PLUGIN_SECRET"'), {}))
+    for _ in range(200):
+        described = proven.describe(handle)
+        if described is not None and described.state == specs.AppState.SUCCEEDED:
+            break
+        time.sleep(0.05)
+    assert [line.rstrip("\n") for line in proven.log_iter(handle, "sh", 0)] == ["secret=s3cret-env"]
+    # The same server, when its socket is not found beside the token file: neither env nor cwd is sent,
+    # and an explicit env is refused before anything is submitted.
+    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", str(tmp_path / "elsewhere.token"))
+    unproven = TxsScheduler("txs_local_cwd", "torchx", "local_cwd", endpoint=server.url)
+    info = unproven.submit_dryrun(sh("true"), {})
+    assert "env" not in info.request.body.get("cfg", {}) and "cwd" not in info.request.body.get("cfg", {})
+    with pytest.raises(TxsRequestError, match="run option `env` is sent only to your own local server"):
+        unproven.submit_dryrun(sh("true"), {"env": {"A": "b"}})
+
+
 def test_describe_carries_roles_replicas_msg_and_ui_url(runner: Runner) -> None:
     handle = runner.run(sh("exit 4", num_replicas=2), "txs_local_cwd")
     status = wait_terminal(runner, handle)
@@ -184,3 +209,37 @@ def test_list_pages_through_every_app(runner: Runner, monkeypatch: pytest.Monkey
     listed = {a.app_handle for a in sched.list()}
     assert handles <= listed
     assert len(calls) >= len(listed)
+
+
+def test_runner_wait_long_polls_the_service_and_status_does_not(
+    runner: Runner, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from torchx_serverless.client import TxsClient
+
+    sent: list = []
+    original = TxsClient.request
+
+    def recording(self: TxsClient, method: str, path: str, **kwargs: object) -> object:
+        answer = original(self, method, path, **kwargs)
+        if method == "GET" and path.startswith("/v1/apps/") and not path.endswith("/logs"):
+            sent.append((dict(kwargs.get("query") or {}), answer.get("revision"), answer["status"]["state"]))
+        return answer
+
+    monkeypatch.setattr(TxsClient, "request", recording)
+    gate = workdir / "wait-gate"
+    handle = runner.run(sh(f"while [ ! -e {gate} ]; do sleep 0.02; done"), "txs_local_cwd")
+    runner.status(handle)
+    assert "waitFor" not in sent[-1][0]  # a plain status answers at once
+    opener = threading.Timer(0.5, gate.touch)
+    opener.start()
+    try:
+        assert wait_terminal(runner, handle).state == specs.AppState.SUCCEEDED
+    finally:
+        opener.cancel()
+    held = [(query, revision) for query, revision, _ in sent if "waitFor" in query]
+    assert held, "Runner.wait sent no long poll"
+    # Each held describe asked for the change after the revision the previous describe answered.
+    revisions = [revision for _, revision, _ in sent]
+    for query, _ in held:
+        assert query["waitFor"] in revisions
+    assert sent[-1][2] == "SUCCEEDED"

@@ -158,3 +158,19 @@ def test_the_endpoint_run_option_wins_over_txs_endpoint(torchx: Torchx) -> None:
     assert failed.returncode != 0
     assert f"cannot reach the torchx-serverless API at {dead}" in failed.stderr
     assert "npm start" in failed.stderr
+
+
+def test_a_run_on_a_server_without_aws_fails_at_once_and_leaves_one_record(torchx: Torchx, monkeypatch) -> None:
+    from torchx_serverless.client import TxsClient
+
+    monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", torchx.server.token_file)
+    client = TxsClient(torchx.server.url)
+
+    def aws_batch_records() -> int:
+        return len(client.request("GET", "/v1/apps", query={"scheduler": "aws_batch", "limit": 100})["apps"])
+
+    before = aws_batch_records()
+    run = torchx("run", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
+    assert run.returncode != 0
+    assert "AWS_REGION" in run.stderr  # the server's fix, not an HTTP dump
+    assert aws_batch_records() == before + 1

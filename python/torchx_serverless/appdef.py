@@ -10,6 +10,8 @@ refused rather than dropped: a role's scheduler ``overrides``.
 from __future__ import annotations
 
 import json
+import re
+from datetime import datetime
 from typing import Any, Dict, List, Mapping
 
 from torchx import specs
@@ -152,8 +154,65 @@ def app_state(name: Any) -> AppState:
         return AppState.UNKNOWN
 
 
+def _torchx_can_read(document: Any) -> bool:
+    """True for a torchelastic error document every TorchX release formats (0.7 indexes every field)."""
+    error = document.get("message") if isinstance(document, dict) else None
+    if not isinstance(error, dict) or not isinstance(error.get("message"), str) or "errorCode" not in error:
+        return False
+    extra = error.get("extraInfo")
+    try:
+        datetime.fromtimestamp(int(extra["timestamp"]))  # type: ignore[index]
+    except (TypeError, ValueError, KeyError, OverflowError, OSError):
+        return False
+    return True
+
+
+_CUT_MESSAGE = re.compile(r'"message"\s*:\s*\{\s*"message"\s*:\s*"((?:[^"\\]|\\.)*)', re.S)
+_JSON_ESCAPE = re.compile(r'\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))')
+_ESCAPED = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _message_of_cut_document(head: str) -> str:
+    """The error message at the start of a torchelastic document the service cut to its bound, else the head."""
+    match = _CUT_MESSAGE.search(head)
+    if match is None:
+        return head
+    return _JSON_ESCAPE.sub(
+        lambda m: chr(int(m.group(1), 16)) if m.group(1) else _ESCAPED[m.group(2)], match.group(1)
+    )
+
+
+def error_document_for_torchx(text: Any) -> str:
+    """A replica's ``structuredErrorMsg`` as TorchX's ``AppStatus.format`` can show it, on every release.
+
+    A torchelastic error file TorchX reads stays as it is; ``<NONE>`` and text that is not JSON too (TorchX
+    shows such text verbatim). Anything else becomes text that is not JSON: the service's cut form of a
+    long error file (``{"truncated": true, "bytes": N, "head": …}``) its message up to the cut, any other
+    JSON the document itself. TorchX 0.7 indexes the torchelastic fields without checking and raises on
+    these; newer releases would show the raw JSON.
+    """
+    value = str(text)
+    if value == specs.NONE:
+        return value
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return value
+    if _torchx_can_read(document):
+        return value
+    if isinstance(document, dict) and document.get("truncated") is True and isinstance(document.get("head"), str):
+        shown = _message_of_cut_document(document["head"])
+    else:
+        shown = value
+    try:
+        json.loads(shown)
+    except ValueError:
+        return shown
+    return f"error document: {shown}"
+
+
 def roles_statuses_from_json(roles: List[Mapping[str, Any]]) -> List[specs.RoleStatus]:
-    """The API's ``status.roles`` as TorchX RoleStatus objects."""
+    """The API's ``status.roles`` as TorchX RoleStatus objects (error documents as TorchX can show them)."""
     out: List[specs.RoleStatus] = []
     for role in roles or []:
         replicas = [
@@ -162,7 +221,7 @@ def roles_statuses_from_json(roles: List[Mapping[str, Any]]) -> List[specs.RoleS
                 state=app_state(r.get("state")),
                 role=str(r.get("role", role.get("role", ""))),
                 hostname=str(r.get("hostname", "")),
-                structured_error_msg=str(r.get("structuredErrorMsg", specs.NONE)),
+                structured_error_msg=error_document_for_torchx(r.get("structuredErrorMsg", specs.NONE)),
             )
             for r in role.get("replicas") or []
         ]

@@ -1,43 +1,29 @@
-"""TorchX's own schedulers, re-exported through the ``torchx.schedulers`` entry-point group.
+"""TorchX's own schedulers, registered again beside this package's.
 
-TorchX releases that predate ``torchx.plugins`` (0.8.0dev0 and older) use the entry points of that group
-*instead of* their built-in schedulers as soon as one exists, and newer TorchX uses plugins instead of its
-built-ins as soon as any plugin exists. These factories keep ``local_docker``, ``local_cwd``, ``slurm`` and
-``kubernetes`` available with this package installed, each delegating to the TorchX in use.
+TorchX with the plugin API (``torchx.plugins``) uses plugin schedulers *instead of* its built-in ones as soon
+as any plugin exists, and takes the first one as the default scheduler. So the plugin module registers
+every built-in scheduler first, in TorchX's own order (read from ``torchx.schedulers.DEFAULT_SCHEDULER_MODULES``
+of the TorchX in use, so a built-in added later is not hidden either), each delegating to TorchX.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
-
-_MODULES = {
-    "local_docker": "torchx.schedulers.docker_scheduler",
-    "local_cwd": "torchx.schedulers.local_scheduler",
-    "slurm": "torchx.schedulers.slurm_scheduler",
-    "kubernetes": "torchx.schedulers.kubernetes_scheduler",
-}
+from typing import Any, Callable, Mapping
 
 
-def _create(name: str, session_name: str, **kwargs: Any) -> Any:
-    return importlib.import_module(_MODULES[name]).create_scheduler(session_name, **kwargs)
+def builtin_modules() -> Mapping[str, str]:
+    """TorchX's built-in scheduler names → their modules, in TorchX's order (the first is its default)."""
+    from torchx.schedulers import DEFAULT_SCHEDULER_MODULES
+
+    return DEFAULT_SCHEDULER_MODULES
 
 
-def local_docker(session_name: str, **kwargs: Any) -> Any:
-    """TorchX's ``local_docker``."""
-    return _create("local_docker", session_name, **kwargs)
+def factory(name: str, module: str) -> Callable[..., Any]:
+    """A factory of TorchX's built-in scheduler ``name`` (its module's ``create_scheduler``)."""
 
+    def create(session_name: str, **kwargs: Any) -> Any:
+        return importlib.import_module(module).create_scheduler(session_name, **kwargs)
 
-def local_cwd(session_name: str, **kwargs: Any) -> Any:
-    """TorchX's ``local_cwd``."""
-    return _create("local_cwd", session_name, **kwargs)
-
-
-def slurm(session_name: str, **kwargs: Any) -> Any:
-    """TorchX's ``slurm``."""
-    return _create("slurm", session_name, **kwargs)
-
-
-def kubernetes(session_name: str, **kwargs: Any) -> Any:
-    """TorchX's ``kubernetes``."""
-    return _create("kubernetes", session_name, **kwargs)
+    create.__doc__ = f"TorchX's ``{name}``."
+    return create

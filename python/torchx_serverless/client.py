@@ -2,16 +2,22 @@
 
 One duty: send a request to the configured endpoint and return its JSON, or raise an exception whose
 message is the service's own (never an HTTP dump). Requests to a deployed stack are SigV4-signed for
-``execute-api`` with the standard AWS credential chain (botocore); requests to a loopback endpoint are
-not signed and carry the local server's access token when one has been written.
+``execute-api`` with the standard AWS credential chain (botocore). Requests to a loopback endpoint are not
+signed and go through the local server's own Unix socket (``<port>.sock`` beside its token file, in a
+directory only its OS user can enter) when ``os.lstat`` proves it the caller's; otherwise over TCP. The local
+server's token is never sent: over TCP, ``localhost`` may be another user's listener on ``[::1]``.
 """
 
 from __future__ import annotations
 
+import functools
+import http.client
 import ipaddress
 import json
 import os
 import re
+import socket
+import stat
 import time
 import urllib.error
 import urllib.parse
@@ -24,9 +30,12 @@ DEFAULT_ENDPOINT = "http://127.0.0.1:8080"
 
 _EXECUTE_API_HOST = re.compile(r"^[a-z0-9]+\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$", re.IGNORECASE)
 
-# Retried: throttling, the stack's 503s, and a same-key submission still in flight. Requests that are
-# not idempotent by nature (POST /v1/apps) always carry an Idempotency-Key, so retrying them is safe.
-_RETRY_STATUSES = {409, 429, 502, 503, 504}
+# Retried: what the API marks `error.retryable` (throttling, a busy store, a same-key submission still in
+# flight), and, in answers without that field (API Gateway's own throttling and timeouts), these statuses.
+# A 503 the API marks not retryable (BackendNotConfigured: the server has no AWS configuration) fails at
+# once: each retried submission would only leave one more FAILED record. Requests that are not idempotent by
+# nature (POST /v1/apps) always carry an Idempotency-Key, so retrying them is safe.
+_GATEWAY_RETRY_STATUSES = {429, 502, 503, 504}
 _MAX_ATTEMPTS = 4
 
 Query = Union[Mapping[str, Any], Sequence[Tuple[str, Any]]]
@@ -40,6 +49,7 @@ class TxsError(Exception):
         code: the API's error code, e.g. ``InvalidRunConfig`` or ``UnknownApp``
         details: ``[{"path", "message"}]`` naming the fields at fault
         request_id: the API's request id, for support
+        retryable: whether the same request may succeed if sent again (the API's ``error.retryable``)
     """
 
     def __init__(
@@ -50,6 +60,7 @@ class TxsError(Exception):
         code: str = "",
         details: Optional[list] = None,
         request_id: Optional[str] = None,
+        retryable: bool = False,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -57,6 +68,7 @@ class TxsError(Exception):
         self.code = code
         self.details = details or []
         self.request_id = request_id
+        self.retryable = retryable
 
 
 class TxsRequestError(TxsError, ValueError):
@@ -89,6 +101,79 @@ def local_token_file(url: str) -> Path:
     parts = urllib.parse.urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return Path.home() / ".txs" / "local" / f"{port}.token"
+
+
+#: Longest socket path (bytes) every platform accepts (``sun_path`` is 108 bytes on Linux, 104 on macOS).
+MAX_SOCKET_PATH_BYTES = 103
+
+
+def own_socket(url: str) -> Tuple[Optional[str], str]:
+    """The local server's own socket for ``url`` when it is proven the caller's, else ``(None, why)``.
+
+    Proven means: ``url`` is a loopback ``http://`` URL, and ``os.lstat`` (which follows no symbolic link)
+    shows ``<port>.sock`` beside the token file to be a socket owned by the caller, in a directory owned by
+    the caller with no group or other permission bits.
+    """
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme != "http" or not is_loopback(url):
+        return None, f"{parts.scheme}://{parts.netloc} is not the local server (not a loopback http:// address)"
+    getuid = getattr(os, "getuid", None)
+    if getuid is None:
+        return None, "this platform has no OS user ids to prove a socket is yours"
+    uid = getuid()
+    path = str(local_token_file(url).parent / f"{parts.port or 80}.sock")
+    if len(os.fsencode(path)) > MAX_SOCKET_PATH_BYTES:
+        return None, f"{path} is longer than {MAX_SOCKET_PATH_BYTES} bytes, too long for a socket"
+    directory = os.path.dirname(path)
+    try:
+        dir_info = os.lstat(directory)
+        info = os.lstat(path)
+    except OSError:
+        return None, f"no local server socket at {path}"
+    if stat.S_ISLNK(dir_info.st_mode):
+        return None, f"{path} is not proven yours: {directory} is a symbolic link"
+    if not stat.S_ISDIR(dir_info.st_mode):
+        return None, f"{path} is not proven yours: {directory} is not a directory"
+    if dir_info.st_uid != uid:
+        return None, f"{path} is not proven yours: {directory} belongs to uid {dir_info.st_uid}, not to you (uid {uid})"
+    if dir_info.st_mode & 0o077:
+        mode = oct(dir_info.st_mode & 0o777)[2:]
+        return None, f"{path} is not proven yours: {directory} is open to other users (mode {mode}, not 700)"
+    if not stat.S_ISSOCK(info.st_mode):
+        return None, f"{path} is not a socket"
+    if info.st_uid != uid:
+        return None, f"{path} belongs to uid {info.st_uid}, not to you (uid {uid})"
+    return path, ""
+
+
+class _UnixHTTPConnection(http.client.HTTPConnection):
+    """An HTTP connection over the Unix socket ``socket_path`` (the ``Host`` header stays the URL's)."""
+
+    def __init__(self, host: str, *, socket_path: str, **kwargs: Any) -> None:
+        super().__init__(host, **kwargs)
+        self.socket_path = socket_path
+
+    def connect(self) -> None:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            if isinstance(self.timeout, (int, float)):
+                sock.settimeout(self.timeout)
+            sock.connect(self.socket_path)
+        except OSError:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+class _UnixSocketHandler(urllib.request.HTTPHandler):
+    """Sends every ``http://`` request through the Unix socket ``socket_path``."""
+
+    def __init__(self, socket_path: str) -> None:
+        super().__init__()
+        self.socket_path = socket_path
+
+    def http_open(self, req: urllib.request.Request) -> Any:
+        return self.do_open(functools.partial(_UnixHTTPConnection, socket_path=self.socket_path), req)
 
 
 def validate_endpoint(endpoint: str, source: str) -> str:
@@ -183,15 +268,23 @@ class TxsClient:
         headers.update(extra or {})
         if self.sign:
             return self._sign(method, url, body, headers)
-        if is_loopback(self.endpoint):
-            token_file = local_token_file(self.endpoint)
-            try:
-                token = token_file.read_text(encoding="utf-8").strip()
-            except OSError:
-                token = ""
-            if token:
-                headers["authorization"] = f"Bearer {token}"
         return headers
+
+    def own_server(self) -> Tuple[Optional[str], str]:
+        """The proven own socket of this endpoint's local server, or ``(None, why)`` (see :py:func:`own_socket`).
+
+        Only a server reached this way may receive the caller's environment or working directory.
+        """
+        if self.sign:
+            return None, f"{self.endpoint} is a signed (deployed) endpoint"
+        return own_socket(self.endpoint)
+
+    def _opener_for_request(self) -> Tuple[urllib.request.OpenerDirector, Optional[str]]:
+        path, _ = self.own_server()
+        if path is None:
+            return self._opener, None
+        handlers = [_NoRedirect(), urllib.request.ProxyHandler({}), _UnixSocketHandler(path)]
+        return urllib.request.build_opener(*handlers), path
 
     def url(self, path: str, query: Optional[Query] = None) -> str:
         """The absolute URL of ``path`` (``/v1/...``) with ``query`` (None values left out)."""
@@ -211,7 +304,7 @@ class TxsClient:
         body: Any = None,
         headers: Optional[Mapping[str, str]] = None,
     ) -> Any:
-        """Sends one request (retrying throttling and 503s) and returns the decoded JSON body.
+        """Sends one request (retrying what the API marks retryable) and returns the decoded JSON body.
 
         Raises:
             TxsError: the API answered with an error (its code and message are kept)
@@ -220,25 +313,27 @@ class TxsClient:
         url = self.url(path, query)
         data = None if body is None else json.dumps(body, separators=(",", ":")).encode("utf-8")
         delay = 0.5
+        opener, socket_path = self._opener_for_request()
         for attempt in range(1, _MAX_ATTEMPTS + 1):
             request = urllib.request.Request(
                 url, data=data, method=method, headers=self._headers(method, url, data, headers)
             )
             try:
-                with self._opener.open(request, timeout=self.timeout) as response:
+                with opener.open(request, timeout=self.timeout) as response:
                     raw = response.read()
                     return json.loads(raw) if raw else {}
             except urllib.error.HTTPError as error:
                 raw = error.read()
                 failure = _error_from_response(error.code, raw, self.endpoint)
-                if error.code in _RETRY_STATUSES and attempt < _MAX_ATTEMPTS:
-                    if error.code != 409 or failure.code == "IdempotencyInProgress":
-                        time.sleep(_retry_after(error.headers.get("retry-after"), delay))
-                        delay *= 2
-                        continue
+                if failure.retryable and attempt < _MAX_ATTEMPTS:
+                    time.sleep(_retry_after(error.headers.get("retry-after"), delay))
+                    delay *= 2
+                    continue
                 raise failure from None
             except (urllib.error.URLError, OSError) as error:
                 reason = getattr(error, "reason", error)
+                if socket_path is not None:
+                    reason = f"{reason} (through its socket {socket_path})"
                 hint = (
                     "is the local server running? start it with `npm start`, or set the endpoint"
                     if is_loopback(self.endpoint)
@@ -270,12 +365,14 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
         payload = json.loads(raw)
         error = payload["error"]
         kind = TxsRequestError if status in (400, 413, 415, 422) else TxsError
+        said = error.get("retryable")
         return kind(
             str(error["message"]),
             status=status,
             code=str(error.get("code", "")),
             details=error.get("details") if isinstance(error.get("details"), list) else [],
             request_id=error.get("requestId"),
+            retryable=said if isinstance(said, bool) else status in _GATEWAY_RETRY_STATUSES,
         )
     except (ValueError, KeyError, TypeError):
         payload = None
@@ -292,4 +389,4 @@ def _error_from_response(status: int, raw: bytes, endpoint: str) -> TxsError:
             f"{endpoint} answered HTTP {status} without an API error body; is it the torchx-serverless API"
             " v1 (include the stage in the endpoint)?"
         )
-    return TxsError(message, status=status, code=f"HTTP{status}")
+    return TxsError(message, status=status, code=f"HTTP{status}", retryable=status in _GATEWAY_RETRY_STATUSES)

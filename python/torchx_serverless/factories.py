@@ -1,7 +1,6 @@
 """Scheduler factories, one per scheduler name TorchX shows: ``aws_batch``, ``aws_sagemaker``, ``txs_local_cwd``.
 
-Entry points (``torchx.schedulers``) name these functions; the ``torchx_plugins.schedulers`` namespace
-module registers them with ``@register.scheduler()``.
+The ``torchx_plugins.schedulers`` namespace module registers them with ``@register.scheduler()``.
 """
 
 from __future__ import annotations

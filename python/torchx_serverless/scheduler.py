@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import configparser
 import getpass
+import inspect
 import logging
 import os
 import re
+import sys
 import time
 import urllib.parse
 import uuid
@@ -30,7 +32,7 @@ from torchx_serverless.client import (
     TxsClient,
     TxsConnectionError,
     TxsError,
-    is_loopback,
+    TxsRequestError,
     validate_endpoint,
 )
 
@@ -41,6 +43,9 @@ ENDPOINT_OPT = "endpoint"
 
 #: Seconds between polls while following a running app's log.
 TAIL_POLL_SECONDS = 1.0
+
+#: Longest a describe made by TorchX's ``Runner.wait`` is held by the server for a change (seconds).
+WAIT_SECONDS = 20
 
 _TYPES: Dict[str, Type[Any]] = {
     "str": str,
@@ -126,6 +131,8 @@ class TxsScheduler(Scheduler):
         # Apps this instance submitted with an `endpoint` run option: later calls (TorchX's --wait,
         # status, logs) carry no run options but must reach the same API.
         self._app_endpoints: Dict[str, str] = {}
+        # The revision of each app's last describe: TorchX's wait loop asks for the next one (a long poll).
+        self._revisions: Dict[str, str] = {}
 
     # ── endpoint and client ────────────────────────────────────────────────
 
@@ -192,9 +199,13 @@ class TxsScheduler(Scheduler):
             if opt.get("name") == "user" and type_name == "str" and not opt.get("required"):
                 # TorchX tags jobs with the user running TorchX; the service's default is its own OS user.
                 default = _local_user() or default
+            type_ = _TYPES.get(type_name, str)
+            if default is not None and not runopts.is_type(default, type_):
+                # A default of another type than the option declares is dropped: TorchX would raise.
+                default = None
             opts.add(
                 str(opt["name"]),
-                type_=_TYPES.get(type_name, str),
+                type_=type_,
                 help=str(opt.get("help", "")),
                 default=default,
                 required=bool(opt.get("required")),
@@ -214,13 +225,35 @@ class TxsScheduler(Scheduler):
 
     def _service_cfg(self, cfg: Mapping[str, Any]) -> Dict[str, Any]:
         out = {k: v for k, v in cfg.items() if k != ENDPOINT_OPT and v is not None}
+        if self.service_scheduler != "local_cwd" and "env" not in out:
+            return out
+        # The caller's directory and environment (it may hold credentials) go only to a server proven to
+        # run as the caller: the local server reached through its own socket. Never over TCP, never off
+        # this machine; an explicit `env` for any other server is refused before anything is sent.
+        client = self.client(cfg)
+        socket_path, why = client.own_server()
+        if socket_path is None:
+            if "env" in out:
+                raise TxsRequestError(
+                    f"run option `env` is sent only to your own local server, and {client.endpoint} is not"
+                    f" proven to be yours: {why}; run against the local server you started (npm start) as this"
+                    " user, or remove `env` from the run options",
+                    code="EnvNotSent",
+                )
+            if self.service_scheduler == "local_cwd":
+                logger.warning(
+                    "%s is not proven to be your own local server (%s): your environment and working"
+                    " directory are not sent; the job runs with the server's",
+                    client.endpoint,
+                    why,
+                )
+            return out
         if self.service_scheduler == "local_cwd":
             # The server runs the replicas; give them the caller's directory and environment as
             # TorchX's local_cwd does, where the server accepts them.
             if "cwd" not in out and self._declares("cwd", cfg):
                 out["cwd"] = os.getcwd()
-            # The environment (it may hold credentials) goes only to a server on this machine.
-            if "env" not in out and is_loopback(self.endpoint(cfg)) and self._declares("env", cfg):
+            if "env" not in out and self._declares("env", cfg):
                 out["env"] = dict(os.environ)
         return out
 
@@ -289,12 +322,25 @@ class TxsScheduler(Scheduler):
     # ── describe / list ────────────────────────────────────────────────────
 
     def describe(self, app_id: str) -> Optional[DescribeAppResponse]:
+        """The app's status from the service.
+
+        Called by TorchX's ``Runner.wait`` (``torchx run --wait``), it is a long poll: the service answers
+        as soon as the app changes since the previous describe (within milliseconds on the local server),
+        or after ``WAIT_SECONDS`` unchanged, so a change is not left waiting for TorchX's next poll. A
+        server that does not hold requests (the deployed API) answers at once, and TorchX's own
+        ``wait_interval`` paces the polls. Any other describe (``torchx status``) answers at once.
+        """
+        seen = self._revisions.get(app_id)
+        query = {"waitFor": seen, "waitSeconds": WAIT_SECONDS} if seen and _inside_runner_wait() else None
         try:
-            record = self._call("GET", self._app_path(app_id), self._app_cfg(app_id))
+            record = self._call("GET", self._app_path(app_id), self._app_cfg(app_id), query=query)
         except TxsError as error:
             if error.code == "UnknownApp":
                 return None
             raise
+        revision = record.get("revision")
+        if isinstance(revision, str) and revision:
+            self._revisions[app_id] = revision
         status = record.get("status") or {}
         app = record.get("app")
         return DescribeAppResponse(
@@ -397,6 +443,27 @@ class TxsScheduler(Scheduler):
             page = self._call(
                 "GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query={**query, "nextToken": token}
             )
+
+
+def _inside_runner_wait() -> bool:
+    """Whether this call comes from TorchX's ``Runner.wait`` (the loop of ``torchx run --wait``).
+
+    TorchX's Scheduler API has no "wait for a change" call: its wait loop describes, then sleeps. Only
+    there may a describe be held by the server; a plain status must answer at once.
+    """
+    try:
+        from torchx.runner.api import Runner
+    except ImportError:  # pragma: no cover - TorchX without a Runner
+        return False
+    target = getattr(inspect.unwrap(Runner.wait), "__code__", None)
+    frame = sys._getframe(1)
+    for _ in range(16):
+        if frame is None:
+            return False
+        if frame.f_code is target:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _local_user() -> Optional[str]:

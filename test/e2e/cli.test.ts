@@ -22,7 +22,13 @@ beforeAll(async () => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
   dataDir = await mkdtemp(join(tmpdir(), 'txs-cli-e2e-'));
   const { startLocalServer } = await import('../../lib/local/server.js');
-  server = await startLocalServer({ port: 0, dataDir, inMemory: true, reconcileEveryMs: 0 });
+  server = await startLocalServer({
+    port: 0,
+    dataDir,
+    inMemory: true,
+    reconcileEveryMs: 0,
+    tokenFile: join(dataDir, 'run', 'server.token'),
+  });
 });
 
 afterAll(async () => {
@@ -47,8 +53,14 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
       },
       isTTY: false,
     },
-    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found.
-    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found. It goes
+    // through the server's own socket, found beside its token file.
+    env: {
+      TXS_ENDPOINT: server.url,
+      TXS_USER: 'cli-e2e',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TXS_LOCAL_TOKEN_FILE: server.tokenFile,
+    },
     cwd: dataDir,
     homeDir: dataDir,
     readFile: async () => {
@@ -67,6 +79,23 @@ async function txs(...args: string[]): Promise<{ code: number; out: string; err:
 }
 
 describe('txs against the local server', () => {
+  it('fails an aws_batch run on a server without AWS at once: exit 78, the fix, one request and one record', async () => {
+    const saved = { region: process.env.AWS_REGION, defaultRegion: process.env.AWS_DEFAULT_REGION };
+    delete process.env.AWS_REGION;
+    delete process.env.AWS_DEFAULT_REGION;
+    try {
+      const run = await txs('run', '-s', 'aws_batch', '--cfg', 'queue=q', 'utils.echo', '--msg', 'no aws');
+      expect(run.code).toBe(ExitCode.CONFIG);
+      expect(run.err).toMatch(/hint: .*AWS_REGION/);
+      const list = await txs('list', '-s', 'aws_batch', '--json');
+      const apps = (JSON.parse(list.out) as { apps: Array<{ state: string }> }).apps;
+      expect(apps.map((a) => a.state)).toEqual(['FAILED']);
+    } finally {
+      if (saved.region !== undefined) process.env.AWS_REGION = saved.region;
+      if (saved.defaultRegion !== undefined) process.env.AWS_DEFAULT_REGION = saved.defaultRegion;
+    }
+  });
+
   it('runs utils.echo with --wait, then shows its log, status, description and listing', async () => {
     const run = await txs('run', '--wait', 'utils.echo', '--msg', 'hello from txs');
     expect(run.code).toBe(ExitCode.OK);

@@ -38,6 +38,9 @@ describe('local server banner', () => {
     expect(url).toBeDefined();
     expect(url).not.toBe('http://127.0.0.1:8080');
     expect(out).toContain(`TXS_ENDPOINT=${url} npx txs run --wait utils.echo`);
+    // The server's own socket, which txs uses: `<port>.sock` beside the token file.
+    const port = url?.split(':')[2];
+    expect(out).toMatch(new RegExp(`socket: +\\S+/${port}\\.sock \\(txs and the plugin use it`));
     // The dashboard's one-time link, on the same address.
     expect(out).toMatch(new RegExp(`dashboard: +${url}/\\?token=[A-Za-z0-9_-]{43} \\(works once`));
   }, 60_000);

@@ -4,79 +4,36 @@
  * during the outage is SUCCEEDED, a printing job survived (no SIGPIPE) and is adopted, a silent one is
  * adopted and can be cancelled.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { processStartTime } from '../../lib/schedulers/local-cwd/index.js';
+import { processStartTime, readExitCode } from '../../lib/schedulers/local-cwd/index.js';
+import {
+  json,
+  killAllServers,
+  killServer,
+  postApp,
+  startServerProcess,
+  localStateOf as stateOf,
+  until,
+} from '../helpers/local-server-process.js';
 
-const MAIN = fileURLToPath(new URL('../../lib/local/main.ts', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'txs-crash-'));
 const dataDir = join(root, 'data');
 const tokenFile = join(root, 'server.token');
-const servers: ChildProcess[] = [];
 
 afterAll(() => {
-  for (const server of servers)
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+  killAllServers();
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Starts `lib/local/main.ts` on a free port; resolves with its URL once it listens. */
-async function startServer(): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, PORT: '0', TXS_DATA_DIR: dataDir, TXS_LOCAL_TOKEN_FILE: tokenFile },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  servers.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (c: Buffer) => {
-    stderr += c.toString('utf8');
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1] as string);
-    });
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}): ${stderr}`)));
-  });
-  return { url, process: child };
-}
-
-async function json(
-  url: string,
-  init: RequestInit = {},
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, init);
-  const text = await response.text();
-  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
+const startServer = () => startServerProcess(dataDir, tokenFile);
 
 async function run(url: string, args: string[]): Promise<string> {
-  const reply = await json(`${url}/v1/apps`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ scheduler: 'local_cwd', component: 'utils.sh', args }),
-  });
+  const reply = await postApp(url, { scheduler: 'local_cwd', component: 'utils.sh', args });
   expect(reply.status).toBe(201);
   return String(reply.body.appId);
-}
-
-async function stateOf(url: string, appId: string): Promise<string> {
-  const reply = await json(`${url}/v1/apps/local_cwd/${appId}`);
-  return (reply.body.status as { state: string }).state;
-}
-
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 800; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
 
 const replicaDir = (appId: string) => join(dataDir, 'local_cwd', appId, 'sh', '0');
@@ -105,14 +62,11 @@ describe('local server crash and restart', () => {
       }
     ).replicas[0]?.process.pid as number;
 
-    first.process.kill('SIGKILL');
-    await new Promise((resolve) => first.process.once('exit', resolve));
+    await killServer(first);
     writeFileSync(outage, '');
-    await until(
-      () => existsSync(join(replicaDir(ok), 'exitcode')),
-      'the short job to exit during the outage',
-    );
-    expect(existsSync(join(replicaDir(chatty), 'exitcode'))).toBe(false);
+    const recorded = (appId: string) => readExitCode({ stdout: join(replicaDir(appId), 'stdout.log') });
+    await until(async () => (await recorded(ok)) === 0, 'the short job to exit during the outage');
+    expect(await recorded(chatty)).toBeUndefined();
 
     // The dead server left its lock and token file; the new one takes both over.
     const second = await startServer();

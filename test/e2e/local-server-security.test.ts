@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TxsClient } from '../../lib/cli/client.js';
+import { nodeHttpTransport } from '../../lib/cli/http-transport.js';
 import { readProcNet } from '../../lib/local/access.js';
 import { DataDirError, LOCK_FILE } from '../../lib/local/private-files.js';
 import type { LocalServer } from '../../lib/local/server.js';
@@ -172,23 +173,50 @@ describe('local server admission', () => {
     }
   });
 
-  it('lets txs through as another OS user: it reads the token file by itself', async () => {
+  it('refuses txs as another OS user: txs never sends the token over TCP, even where it could read it', async () => {
     pretendUid = (process.getuid?.() ?? 0) + 4242;
     vi.stubEnv('TXS_LOCAL_TOKEN_FILE', server.tokenFile);
+    const seen: (string | undefined)[] = [];
     try {
-      const client = new TxsClient({ endpoint: server.url, maxRetries: 0 });
-      await expect(client.schedulers()).resolves.toBeDefined();
-      const missing = join(root, 'missing.token');
-      vi.stubEnv('TXS_LOCAL_TOKEN_FILE', missing);
+      // The socket beside the token file is not used: the client is told to find none.
+      const client = new TxsClient({
+        endpoint: server.url,
+        maxRetries: 0,
+        ownSocket: async () => ({ why: 'test: no socket' }),
+        transport: async (exchange) => {
+          seen.push(exchange.headers.authorization);
+          return nodeHttpTransport(exchange);
+        },
+      });
       const error = (await client.schedulers().catch((e: unknown) => e)) as {
         message: string;
         hint?: string;
       };
       expect(error.message).toContain('(HTTP 401)');
       expect(error.message).toContain(server.tokenFile);
-      expect(error.hint).toContain('TXS_LOCAL_TOKEN_FILE');
+      expect(error.hint).toContain('never sends its token over TCP');
+      expect(seen).toEqual([undefined]);
     } finally {
       vi.unstubAllEnvs();
+      pretendUid = undefined;
+    }
+  });
+
+  it('admits a request through its own socket as its own user, where TCP would say another user', async () => {
+    pretendUid = (process.getuid?.() ?? 0) + 4242;
+    try {
+      expect(server.socketFile).toBe(join(root, 'private', `${server.port}.sock`));
+      const client = new TxsClient({ endpoint: server.url, maxRetries: 0 });
+      const viaSocket = new TxsClient({
+        endpoint: server.url,
+        maxRetries: 0,
+        ownSocket: async () => ({ path: server.socketFile as string }),
+      });
+      await expect(client.schedulers()).rejects.toThrow('(HTTP 401)');
+      await expect(viaSocket.schedulers()).resolves.toContainEqual(
+        expect.objectContaining({ name: 'local_cwd' }),
+      );
+    } finally {
       pretendUid = undefined;
     }
   });

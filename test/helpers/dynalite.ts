@@ -9,7 +9,12 @@
  * ```
  */
 import type { AddressInfo } from 'node:net';
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ScanCommand,
+} from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { vi } from 'vitest';
 import { ItemClient } from '../../lib/store/index.js';
@@ -109,4 +114,12 @@ export async function sentCommands(
   } finally {
     send.mockRestore();
   }
+}
+
+/** How many items `tableName` holds (a consistent Scan counting them). */
+export async function itemCount(client: DynamoDBClient, tableName: string): Promise<number> {
+  const { Count } = await client.send(
+    new ScanCommand({ TableName: tableName, Select: 'COUNT', ConsistentRead: true }),
+  );
+  return Count ?? 0;
 }

@@ -46,7 +46,7 @@ export function pointSdkAtMoto(): MotoHarness['clientConfig'] {
 }
 
 /**
- * Starts the local server (aws_batch and aws_sagemaker enabled, no reconciler timer) with every SDK client
+ * Starts the local server (aws_batch and aws_sagemaker enabled, no reconciler timer or follower) with every SDK client
  * it builds pointed at moto: `AWS_ENDPOINT_URL` for Batch, SageMaker and CloudWatch Logs, and the
  * `dynamodbEndpoint` option for the record store.
  */
@@ -61,6 +61,9 @@ export async function startServerOnMoto(): Promise<MotoHarness> {
     dataDir,
     inMemory: true,
     reconcileEveryMs: 0,
+    // No follower either: the suites share moto's table and check what each call does by itself (a record
+    // stays SUBMITTED until a refresh); the follower is tested at the SDK wire (test/integration/local).
+    followEveryMs: 0,
     schedulers: ['aws_batch', 'aws_sagemaker'],
     dynamodbEndpoint: endpoint,
   });

@@ -190,6 +190,9 @@ describe('the packed npm package', () => {
     expect(existsSync(path.join(installed, 'lib'))).toBe(false);
     expect(existsSync(path.join(installed, 'functions'))).toBe(false);
     expect(existsSync(path.join(installed, 'package-lock.json'))).toBe(false);
+    expect(readFileSync(path.join(installed, 'LICENSE'), 'utf8')).toContain(
+      'Copyright (c) Meta Platforms, Inc. and affiliates.',
+    );
     // A CLI user gets neither the local-mode nor the build tools.
     for (const dep of ['tsx', 'dynalite', 'esbuild', 'typescript'])
       expect(existsSync(path.join(app, 'node_modules', dep)), dep).toBe(false);

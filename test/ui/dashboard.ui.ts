@@ -258,6 +258,32 @@ describe('the dashboard in Chromium', () => {
     expect(list.apps.filter((a) => a.name === 'quick')).toHaveLength(2);
   });
 
+  it('relaunches saying the env values were not kept, and runs with the variables given again', async () => {
+    const first = await api<{ scheduler: string; appId: string }>('POST', '/v1/apps', {
+      scheduler: 'local_cwd',
+      app: appDef('envy', 'import os; print("GREETING is", os.environ.get("GREETING", "unset"))'),
+      cfg: { env: { GREETING: 'secret-first', PATH: process.env.PATH ?? '/usr/bin:/bin' } },
+    });
+    await waitForState(first, ['SUCCEEDED', 'FAILED']);
+    await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(first.appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
+    await page.click('button:has-text("Relaunch…")');
+    await eventually(() => page.locator('dialog').innerText()).toContain(
+      'Environment values are never stored',
+    );
+    expect(await page.locator('dialog').innerText()).not.toContain('secret-first');
+    await page.fill('#relaunch-env', `GREETING=again\nPATH=${process.env.PATH ?? '/usr/bin:/bin'}`);
+    await page.click('dialog button:has-text("Submit")');
+    await eventually(() => page.url()).not.toContain(encodeURIComponent(first.appId));
+    const appId = decodeURIComponent(page.url().split('/').pop() ?? '');
+    await waitForState({ scheduler: 'local_cwd', appId }, ['SUCCEEDED', 'FAILED']);
+    const logs = await api<{ lines: string[] }>(
+      'GET',
+      `/v1/apps/local_cwd/${encodeURIComponent(appId)}/logs?role=envy&replica=0`,
+    );
+    expect(logs.lines.join('\n')).toContain('GREETING is again');
+  });
+
   it('composes an app from a component and run options, shows its dry run, and runs it', async () => {
     await page.goto(`${server.url}/#/new`);
     await eventually(() => page.locator('#c-component option').count()).toBeGreaterThan(3);
@@ -359,6 +385,53 @@ describe('the dashboard in Chromium', () => {
     await page.goto(`${server.url}/#/app/local_cwd/${encodeURIComponent(quick.appId)}`);
     await eventually(() => page.locator('h1').innerText()).toContain('SUCCEEDED');
     expect(await page.locator('.hint').count()).toBe(0);
+  });
+
+  it('shows the scheduler’s reason with its code and since-when, and an attempt the host’s end cut short', async () => {
+    const { store: serverStore } = await import('../../functions/shared/container.js');
+    const store = serverStore();
+    const appId = 'gpu-queue:spot-trainer-r8k1';
+    const handle = makeAppHandle('aws_batch', 'torchx', appId);
+    await store.create({
+      handle,
+      scheduler: 'aws_batch',
+      session: 'torchx',
+      appId,
+      nativeName: 'spot-trainer-r8k1',
+      owner: userInfo().username,
+      name: 'spot-trainer',
+      app: makeAppDef({
+        name: 'spot-trainer',
+        roles: [makeRole({ name: 'trainer', image: 'x', entrypoint: 'python' })],
+      }),
+      cfg: { queue: 'gpu-queue' },
+      state: 'SUBMITTED',
+      createdAt: Date.now(),
+    });
+    const since = new Date(Date.now() - 40 * 60_000).toISOString();
+    await store.transition(handle, {
+      state: 'PENDING',
+      attempt: 1,
+      eventTime: Date.now(),
+      source: 'event',
+      stateReason: {
+        text: 'Service cannot fulfill the capacity requested for instance type p4d.24xlarge',
+        code: 'CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY',
+        since,
+        source: 'aws_batch',
+      },
+      attemptOutcomes: [
+        { attempt: 1, reason: 'Host EC2 (instance i-0a1b2c3d) terminated.', infrastructure: true },
+      ],
+    });
+
+    await page.goto(`${server.url}/#/app/aws_batch/${encodeURIComponent(appId)}`);
+    await eventually(() => page.locator('h1').innerText()).toContain('PENDING');
+    const reason = page.locator('dd[data-reason-code]');
+    expect(await reason.getAttribute('data-reason-code')).toBe('CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY');
+    expect(await reason.innerText()).toContain('p4d.24xlarge');
+    expect(await reason.locator('time').getAttribute('datetime')).toBe(since);
+    expect(await page.locator('ol.attempts li').innerText()).toContain('not the app’s failure');
   });
 
   it('deletes an app after a confirmation, and keeps it when the confirmation is cancelled', async () => {

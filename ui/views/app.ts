@@ -1,5 +1,6 @@
 /** An app's page: state, actions, stuck-job hint, timeline, role × replica grid, the request it became. */
 import type { AppResponse } from '../../lib/specs/api.js';
+import { shownCode } from '../../lib/specs/state-reason.js';
 import { api, errorBox, type RunRequest } from '../api.js';
 import { badge, confirmDialog, h, replace, time } from '../dom.js';
 import { stuckHint } from '../hints.js';
@@ -10,6 +11,72 @@ import { dryRunBlock } from './dryrun.js';
 /** The request an app was made from: its recorded AppDef, cfg and session. */
 export function recordedRequest(app: AppResponse): RunRequest {
   return { scheduler: app.scheduler, session: app.session, app: app.app, cfg: app.cfg ?? {} };
+}
+
+/**
+ * Parses `KEY=VALUE` lines (blank lines and `#` comments skipped; the first `=` splits).
+ *
+ * @throws Error naming the first line that has no `=` or no name.
+ */
+export function parseEnvLines(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [index, raw] of text.split('\n').entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const eq = line.indexOf('=');
+    if (eq <= 0) throw new Error(`env line ${index + 1}: write it as NAME=VALUE (got ${line.slice(0, 40)})`);
+    env[line.slice(0, eq).trim()] = line.slice(eq + 1);
+  }
+  return env;
+}
+
+/**
+ * The scheduler's reason for the state (its code, its words, since when, who said it) and how each finished
+ * attempt ended, as `dt`/`dd` pairs of the facts list; nothing when the scheduler gave none.
+ */
+export function reasonFacts(app: AppResponse): HTMLElement[] {
+  const facts: HTMLElement[] = [];
+  const reason = app.status.stateReason;
+  if (reason) {
+    const code = shownCode(reason);
+    facts.push(
+      h('dt', {}, 'Reason'),
+      h(
+        'dd',
+        { class: 'reason', 'data-reason-code': reason.code ?? '' },
+        code ? h('code', {}, code) : null,
+        code ? ' ' : null,
+        reason.text,
+        h('div', { class: 'muted small' }, 'since ', time(reason.since), ` · ${reason.source}`),
+      ),
+    );
+  }
+  const attempts = app.status.attemptOutcomes ?? [];
+  if (attempts.length > 0) {
+    facts.push(
+      h('dt', {}, 'Attempts'),
+      h(
+        'dd',
+        {},
+        h(
+          'ol',
+          { class: 'attempts' },
+          ...attempts.map((a) =>
+            h(
+              'li',
+              { value: String(a.attempt) },
+              a.exitCode !== undefined ? `exit ${a.exitCode}` : 'ended',
+              a.reason ? ` — ${a.reason}` : '',
+              a.infrastructure
+                ? h('strong', { class: 'small' }, ' · ended by the infrastructure, not the app’s failure')
+                : null,
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+  return facts;
 }
 
 /** Renders the app page; returns the clean-up. */
@@ -28,7 +95,8 @@ export function appView(root: HTMLElement, route: Route): () => void {
     h(
       'p',
       { class: 'muted small' },
-      'A dry run of the recorded AppDef and run options (generated names differ).',
+      'A dry run of the recorded AppDef and run options (generated names differ). The values of the run ' +
+        'option env are never stored: where the first run sent its environment, this shows the server’s default.',
     ),
   );
   replace(root, head, notice, hint, grid, timeline, request);
@@ -63,20 +131,47 @@ export function appView(root: HTMLElement, route: Route): () => void {
     if (!current) return;
     const body = recordedRequest(current);
     const key = newKey();
-    const content = h(
+    const takesEnv = current.cfg !== undefined && Object.hasOwn(current.cfg, 'env');
+    const envBox = h('textarea', {
+      id: 'relaunch-env',
+      rows: 4,
+      spellcheck: 'false',
+      placeholder: 'NAME=VALUE, one per line',
+    });
+    const dry = h(
       'div',
       {},
       h('p', {}, 'Dry run of the same request:'),
       h('p', { class: 'muted' }, 'loading…'),
     );
+    const content = h(
+      'div',
+      {},
+      takesEnv &&
+        h(
+          'label',
+          { class: 'block', for: 'relaunch-env' },
+          h(
+            'p',
+            { class: 'hint', role: 'note' },
+            'Environment values are never stored, so the first run’s environment (the run option env) is not ' +
+              'carried over: without lines here, the replicas get only the server’s PATH, HOME and LANG. ' +
+              'Give the variables the app needs again:',
+          ),
+          envBox,
+        ),
+      dry,
+    );
     const pending = confirmDialog('Relaunch this app?', content, 'Submit');
     try {
-      replace(content, h('p', {}, 'Dry run of the same request:'), dryRunBlock(await api.dryrun(body)));
+      replace(dry, h('p', {}, 'Dry run of the same request:'), dryRunBlock(await api.dryrun(body)));
     } catch (error) {
-      replace(content, errorBox(error));
+      replace(dry, errorBox(error));
     }
     if (!(await pending)) return;
     try {
+      const env = takesEnv ? parseEnvLines(envBox.value) : {};
+      if (Object.keys(env).length > 0) body.cfg = { ...body.cfg, env };
       const run = await api.run(body, key);
       location.hash = appHref(run.scheduler, run.appId);
     } catch (error) {
@@ -102,6 +197,7 @@ export function appView(root: HTMLElement, route: Route): () => void {
         app.cancelRequestedAt && h('dd', {}, time(app.cancelRequestedAt)),
         app.status.msg && h('dt', {}, 'Message'),
         app.status.msg && h('dd', { class: 'reason' }, app.status.msg),
+        ...reasonFacts(app),
       ),
       h(
         'div',

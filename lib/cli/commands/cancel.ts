@@ -5,6 +5,7 @@
  */
 import type { Command } from 'commander';
 import { isTerminal } from '../../specs/app-state.js';
+import { displayText } from '../../specs/names.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `cancel` to `program`. */
@@ -16,7 +17,12 @@ export function registerCancel(program: Command, invocation: Invocation): void {
     const answer = await client.cancel(handle);
     if (options.json) invocation.json(answer);
     else if (isTerminal(answer.state) && answer.cancelRequestedAt === undefined) {
-      invocation.out(`${answer.handle} had already finished (state: ${answer.state}); nothing to cancel`);
-    } else invocation.out(`cancel requested for ${answer.handle} (state: ${answer.state})`);
+      invocation.out(
+        `${displayText(answer.handle)} had already finished (state: ${displayText(answer.state)}); nothing to cancel`,
+      );
+    } else
+      invocation.out(
+        `cancel requested for ${displayText(answer.handle)} (state: ${displayText(answer.state)})`,
+      );
   });
 }

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
+import { displayText } from '../../specs/names.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `delete` to `program`. */
@@ -17,6 +18,9 @@ export function registerDelete(program: Command, invocation: Invocation): void {
     const client = await invocation.client(options);
     const answer = await client.delete(handle);
     if (options.json) invocation.json(answer);
-    else invocation.out(`delete requested for ${answer.handle} (state: ${answer.state})`);
+    else
+      invocation.out(
+        `delete requested for ${displayText(answer.handle)} (state: ${displayText(answer.state)})`,
+      );
   });
 }

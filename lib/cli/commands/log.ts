@@ -115,7 +115,12 @@ async function logCommand(invocation: Invocation, identifier: string, options: L
       ...(options.streams === undefined ? {} : { streams: options.streams }),
       onLines: json
         ? jsonLineWriter((text) => io.stdout.write(text))
-        : textLineWriter((text) => io.stdout.write(text), invocation.paint(io.stdout), replicas.length > 1),
+        : textLineWriter(
+            (text) => io.stdout.write(text),
+            invocation.paint(io.stdout),
+            replicas.length > 1,
+            io.stdout.isTTY,
+          ),
       sleep: (ms, s) => io.sleep(ms, s),
       now: () => io.now(),
       signal: controller.signal,

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import type { AppDef, Cfg } from '../../specs/index.js';
 import type { RunRequestBody } from '../api-types.js';
 import { buildCfg, literalCfg, runOptsFromDescriptions } from '../cfg.js';
+import type { TxsClient } from '../client.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatBuiltin, formatDryRun } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
@@ -20,13 +21,40 @@ const LOCAL_CWD = 'local_cwd';
 
 /**
  * A local job runs where `txs` runs, as TorchX's does: `cfg.cwd` is the caller's working directory and
- * `cfg.env` the caller's environment, unless `-cfg` or `.txsconfig` set them. The server never records the
- * environment's values.
+ * `cfg.env` the caller's environment, unless `-cfg` or `.txsconfig` set them — but only for a server proven
+ * to run as the caller's own OS user (the local server's own socket, `local-socket.ts`). Any other endpoint
+ * (a deployed stack, a loopback TCP address another user may hold) gets neither: the job runs with the
+ * server's directory and environment, and a `cfg.env` given explicitly is refused before anything is sent.
+ * The server never records the environment's values.
+ *
+ * @throws UsageError when `cfg.env` is set and the server is not proven the caller's.
  */
-function withCallerContext(cfg: Cfg, invocation: Invocation): Cfg {
+async function withCallerContext(
+  cfg: Cfg | undefined,
+  scheduler: string,
+  client: TxsClient,
+  invocation: Invocation,
+): Promise<Cfg | undefined> {
+  if (scheduler !== LOCAL_CWD && cfg?.env === undefined) return cfg;
+  const own = await client.ownServer();
+  if (own.path === undefined) {
+    if (cfg?.env !== undefined) {
+      throw new UsageError(
+        `cfg env is sent only to your own local server, and ${client.endpoint} is not proven to be yours: ${own.why}`,
+        'run against the local server you started (npm start) as this user, or remove env from -cfg and .txsconfig',
+      );
+    }
+    const withheld = cfg?.cwd === undefined ? 'environment and working directory are' : 'environment is';
+    invocation.warn(
+      `${client.endpoint} is not proven to be your own local server (${own.why}): your ${withheld} not ` +
+        "sent; the job runs with the server's",
+    );
+    return cfg;
+  }
+  if (scheduler !== LOCAL_CWD) return cfg;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(invocation.io.env)) if (value !== undefined) env[name] = value;
-  return { ...cfg, cwd: cfg.cwd ?? invocation.io.cwd, env: cfg.env ?? env };
+  return { ...cfg, cwd: cfg?.cwd ?? invocation.io.cwd, env: cfg?.env ?? env };
 }
 
 interface RunOptions extends CommonOptions {
@@ -202,7 +230,7 @@ async function runCommand(
       warn: (message) => invocation.warn(message),
     });
   }
-  if (scheduler === LOCAL_CWD) cfg = withCallerContext(cfg ?? {}, invocation);
+  cfg = await withCallerContext(cfg, scheduler, client, invocation);
   const common = {
     scheduler,
     ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),

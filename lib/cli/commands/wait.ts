@@ -5,6 +5,7 @@
  * @module
  */
 import type { Command } from 'commander';
+import { displayText } from '../../specs/names.js';
 import type { AppResponse } from '../api-types.js';
 import type { TxsClient } from '../client.js';
 import { AppNotFoundError, ExitCode, InterruptedError } from '../errors.js';
@@ -75,7 +76,7 @@ export async function waitAndReport(
     await logs;
     if (options.json) invocation.json(final);
     if (final.status.state === 'SUCCEEDED') return ExitCode.OK;
-    invocation.err(`${handle} finished ${final.status.state}`);
+    invocation.err(`${handle} finished ${displayText(final.status.state)}`);
     invocation.err(formatStatus(final));
     return ExitCode.APP_FAILED;
   } catch (error) {
@@ -132,6 +133,7 @@ function startLogFollowers(
       (text) => io.stderr.write(text),
       invocation.paint(io.stderr),
       replicas.length > 1,
+      true,
     ),
     sleep: (ms, s) => io.sleep(ms, s),
     now: () => io.now(),

@@ -4,6 +4,7 @@
  *
  * @module
  */
+export * from './app-id.js';
 export * from './canonical-json.js';
 export * from './checks.js';
 export * from './container.js';

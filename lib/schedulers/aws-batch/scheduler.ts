@@ -45,17 +45,9 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
-import {
-  type BatchAppId,
-  type NodeGroup,
-  nodeGroupsOf,
-  nodeIndexOf,
-  parseBatchAppId,
-  replicaStatusOf,
-  rolesOf,
-  sameQueue,
-} from './describe-mapping.js';
+import { type NodeGroup, nodeGroupsOf, nodeIndexOf, replicaStatusOf, rolesOf } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
 import { queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
@@ -99,6 +91,8 @@ export interface AwsBatchSchedulerOptions extends AwsBatchTranslatorOptions {
   listWindowDays?: number;
 }
 
+/** How many job ids of apps one scheduler instance remembers (the oldest is forgotten first). */
+const MAX_REMEMBERED_JOB_IDS = 4096;
 /** How many shared job-definition ARNs one scheduler instance remembers (the oldest is forgotten first). */
 const MAX_REMEMBERED_DEFINITIONS = 512;
 
@@ -140,6 +134,8 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
   private readonly logs: CloudWatchLogsClient;
   private readonly queues: readonly string[] | undefined;
   private readonly listWindowMs: number;
+  /** Job ids of apps this instance submitted or found, by app id (insertion order; the oldest forgotten first). */
+  private readonly jobIds = new Map<string, string>();
   /** Shared job definitions registered by this instance: content-hash name → revision ARN (insertion order). */
   private readonly definitionArns = new Map<string, string>();
 
@@ -168,8 +164,9 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
       : undefined;
     const remembered = sharedName === undefined ? undefined : this.definitionArns.get(sharedName);
     const definition = remembered ?? (await this.registerDefinition(registerJobDefinition, sharedName));
+    const appId = this.appIdOf(dryrun);
     try {
-      await this.submitJob({ ...submitJob, jobDefinition: definition });
+      this.rememberJob(appId, await this.submitJob({ ...submitJob, jobDefinition: definition }));
     } catch (error) {
       const cause = error instanceof Error ? error.cause : undefined;
       const definitionGone =
@@ -177,17 +174,49 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
       if (remembered === undefined || !definitionGone) throw error;
       this.forgetDefinition(remembered);
       const fresh = await this.registerDefinition(registerJobDefinition, sharedName);
-      await this.submitJob({ ...submitJob, jobDefinition: fresh });
+      this.rememberJob(appId, await this.submitJob({ ...submitJob, jobDefinition: fresh }));
     }
-    return this.appIdOf(dryrun);
+    return appId;
   }
 
   /** Describes the app: state, restarts, message, console URL, roles and per-replica statuses from the node jobs. */
   override async describe(appId: string): Promise<DescribeAppResponse | undefined> {
     const job = await this.findJob(appId);
-    if (job === undefined) return undefined;
+    return job === undefined ? undefined : this.describeJob(appId, job);
+  }
+
+  /**
+   * Describes many apps with DescribeJobs calls of up to 100 jobs: the jobs whose ids this instance knows
+   * (from SubmitJob's answer or an earlier lookup) are described together; any other app is found by name
+   * ({@link describe}).
+   */
+  override async describeMany(
+    appIds: readonly string[],
+  ): Promise<PromiseSettledResult<DescribeAppResponse | undefined>[]> {
+    const known = appIds.flatMap((appId) => {
+      const jobId = this.jobIds.get(appId);
+      return jobId === undefined ? [] : [jobId];
+    });
+    const jobs = new Map<string, JobDetail>();
+    for (const job of await this.describeJobs(known)) if (job.jobId !== undefined) jobs.set(job.jobId, job);
+    return Promise.all(
+      appIds.map(async (appId): Promise<PromiseSettledResult<DescribeAppResponse | undefined>> => {
+        try {
+          const jobId = this.jobIds.get(appId);
+          const job = jobId === undefined ? undefined : jobs.get(jobId);
+          const value = job === undefined ? await this.describe(appId) : await this.describeJob(appId, job);
+          return { status: 'fulfilled', value };
+        } catch (reason) {
+          return { status: 'rejected', reason };
+        }
+      }),
+    );
+  }
+
+  /** The app `appId` is, from its described job (and its node jobs, for a started multi-node job). */
+  private async describeJob(appId: string, job: JobDetail): Promise<DescribeAppResponse> {
     const nodes = await this.describeNodes(job);
-    const transition = batchTransitionOf(job, 'describe');
+    const transition = batchTransitionOf(job, 'describe', this.now());
     const rolesStatuses: RoleStatus[] = nodeGroupsOf(job).map(({ role, start, numReplicas }) => ({
       role,
       replicas: Array.from({ length: numReplicas }, (_, id) =>
@@ -203,6 +232,8 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
       rolesStatuses,
       updatedAt: transition.eventTime,
     });
+    if (transition.stateReason !== undefined) response.stateReason = transition.stateReason;
+    if (transition.attemptOutcomes !== undefined) response.attemptOutcomes = transition.attemptOutcomes;
     const uiUrl = batchConsoleUrl(job.jobArn);
     if (uiUrl !== undefined) response.uiUrl = uiUrl;
     return response;
@@ -412,9 +443,21 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
     }
   }
 
-  private async submitJob(input: SubmitJobCommandInput): Promise<void> {
+  /** Remembers the job id of an app, so {@link describeMany} describes it without looking it up by name. */
+  private rememberJob(appId: string, jobId: string | undefined): void {
+    if (jobId === undefined) return;
+    this.jobIds.delete(appId);
+    if (this.jobIds.size >= MAX_REMEMBERED_JOB_IDS) {
+      const oldest = this.jobIds.keys().next().value;
+      if (oldest !== undefined) this.jobIds.delete(oldest);
+    }
+    this.jobIds.set(appId, jobId);
+  }
+
+  /** Submits the job; its job id. */
+  private async submitJob(input: SubmitJobCommandInput): Promise<string | undefined> {
     try {
-      await this.batch.send(new SubmitJobCommand(input));
+      return (await this.batch.send(new SubmitJobCommand(input))).jobId;
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (isClientException(error) && !isAccessDenied(error) && /queue/i.test(message)) {
@@ -447,6 +490,7 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
         .sort((a, b) => (b.createdAt ?? 0) - (a.createdAt ?? 0))[0];
       if (newest?.jobId !== undefined) {
         const [job] = await this.describeJobs([newest.jobId]);
+        if (job !== undefined) this.rememberJob(appId, job.jobId);
         return job;
       }
       nextToken = page.nextToken;

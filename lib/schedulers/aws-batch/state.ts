@@ -8,8 +8,14 @@
  * @module
  */
 import type { JobStatus } from '@aws-sdk/client-batch';
-import type { AppState, AppStateTransition, TransitionSource } from '../../specs/index.js';
-import { isTerminal } from '../../specs/index.js';
+import type {
+  AppState,
+  AppStateTransition,
+  AttemptOutcome,
+  StateReason,
+  TransitionSource,
+} from '../../specs/index.js';
+import { isTerminal, MAX_ATTEMPT_OUTCOMES, MAX_REASON_TEXT, makeStateReason } from '../../specs/index.js';
 
 /** Batch status → AppState (TorchX's `JOB_STATE`). */
 export const BATCH_JOB_STATE: Readonly<Record<JobStatus, AppState>> = Object.freeze({
@@ -115,6 +121,94 @@ export function batchStateOf(job: BatchJobLike): AppState {
 }
 
 /**
+ * Batch's reason code at the start of a `statusReason`: `CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - …`,
+ * `MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT - …`, `ACTION_REQUIRED - …`.
+ */
+const REASON_CODE = /^([A-Z][A-Z0-9_]*(?::[A-Z][A-Z0-9_]*)?)(?= - |$)/;
+
+/**
+ * What Batch writes as an attempt's `statusReason` when the instance under it went away (a Spot reclaim, a
+ * host termination): `Host EC2 (instance i-0abc…) terminated.` The attempt is not the app's failure.
+ */
+const HOST_TERMINATED = /^Host EC2 \(instance [^)]*\) terminated/i;
+
+/**
+ * The code of a Batch `statusReason`, when it starts with one (`MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT`).
+ *
+ * @example
+ * ```ts
+ * batchReasonCodeOf('CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - Service cannot fulfill …');
+ * // 'CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY'
+ * ```
+ */
+export function batchReasonCodeOf(statusReason: string | undefined): string | undefined {
+  return REASON_CODE.exec(statusReason ?? '')?.[1];
+}
+
+/** True when Batch says the host under an attempt was terminated (Spot reclaim, host retirement). */
+export function isHostTermination(reason: string | undefined): boolean {
+  return HOST_TERMINATED.test(reason ?? '');
+}
+
+/** Batch statuses in which the job waits: without a `statusReason`, the status itself is what Batch says. */
+const WAITING_STATUSES: ReadonlySet<string> = new Set(['SUBMITTED', 'PENDING', 'RUNNABLE', 'STARTING']);
+
+/**
+ * The job's reason for its state with since-when: {@link batchReasonOf} with its Batch code, holding since
+ * `observedAt` (when Batch reported it: the event's time, or now for a description), or since `stoppedAt`
+ * once the job finished. A waiting job without a `statusReason` gets its Batch status as the reason:
+ * `STARTING` since `observedAt`, so a capacity reason gives way once the job is placed; `SUBMITTED`,
+ * `PENDING` and `RUNNABLE` since the job (or its latest retry) entered the queue, so they never replace a
+ * reason that appeared later (the queue-blocked reason of a job behind the blocked one, which Batch gives no
+ * `statusReason` of its own). Undefined when Batch said nothing.
+ */
+export function batchStateReasonOf(job: BatchJobLike, observedAt: number): StateReason | undefined {
+  const status = job.status ?? '';
+  if (!job.statusReason && WAITING_STATUSES.has(status)) {
+    const attempts = job.attempts ?? [];
+    const queuedAt = parseEpochMs(attempts[attempts.length - 1]?.stoppedAt) ?? parseEpochMs(job.createdAt);
+    const since = status === 'STARTING' ? observedAt : (queuedAt ?? observedAt);
+    return makeStateReason('aws_batch', status, since, status);
+  }
+  const stoppedAt = status === 'FAILED' || status === 'SUCCEEDED' ? parseEpochMs(job.stoppedAt) : undefined;
+  return makeStateReason(
+    'aws_batch',
+    batchReasonOf(job),
+    stoppedAt ?? observedAt,
+    batchReasonCodeOf(job.statusReason),
+  );
+}
+
+function isoOf(value: BatchTimestamp | undefined): string | undefined {
+  const ms = parseEpochMs(value);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+}
+
+/**
+ * How each finished attempt ended (the newest {@link MAX_ATTEMPT_OUTCOMES}): exit code, Batch's and the
+ * container's reasons, times, and whether the infrastructure ended it ({@link isHostTermination}).
+ */
+export function batchAttemptOutcomesOf(job: BatchJobLike): AttemptOutcome[] {
+  const attempts = job.attempts ?? [];
+  const first = Math.max(0, attempts.length - MAX_ATTEMPT_OUTCOMES);
+  return attempts.slice(first).map((attempt, i) => {
+    const outcome: AttemptOutcome = { attempt: first + i + 1 };
+    const exitCode = attempt.container?.exitCode;
+    if (exitCode !== undefined) outcome.exitCode = exitCode;
+    const reason = [attempt.statusReason, attempt.container?.reason].filter((r) => r).join('; ');
+    if (reason !== '') outcome.reason = reason.slice(0, MAX_REASON_TEXT);
+    const startedAt = isoOf(attempt.startedAt);
+    if (startedAt !== undefined) outcome.startedAt = startedAt;
+    const stoppedAt = isoOf(attempt.stoppedAt);
+    if (stoppedAt !== undefined) outcome.stoppedAt = stoppedAt;
+    if (isHostTermination(attempt.statusReason) || isHostTermination(attempt.container?.reason)) {
+      outcome.infrastructure = true;
+    }
+    return outcome;
+  });
+}
+
+/**
  * Restarts so far: every finished attempt is a restart while the job is still going; a finished job's last
  * attempt is not a restart.
  */
@@ -184,7 +278,11 @@ export function isBatchNodeJob(job: BatchJobLike): boolean {
 /**
  * The transition a Batch job's current description (or state-change event `detail`) reports:
  * state ({@link batchStateOf}), event time (`stoppedAt`, else `startedAt`, else `createdAt`, epoch ms, numbers
- * or strings), attempt (`attempts.length`, which grows on every retry), reason, restarts and console URL.
+ * or strings), attempt (`attempts.length`, which grows on every retry), reason and state reason (holding
+ * since `observedAt` unless the job finished), attempt outcomes, restarts and console URL.
+ *
+ * @param observedAt when Batch reported it (epoch ms): the event's `time`, or now for a description;
+ *   default: the event time.
  *
  * @example
  * ```ts
@@ -192,17 +290,26 @@ export function isBatchNodeJob(job: BatchJobLike): boolean {
  * store.transition(handle, t);
  * ```
  */
-export function batchTransitionOf(job: BatchJobLike, source: TransitionSource): AppStateTransition {
+export function batchTransitionOf(
+  job: BatchJobLike,
+  source: TransitionSource,
+  observedAt?: number,
+): AppStateTransition {
   const state = batchStateOf(job);
+  const eventTime =
+    parseEpochMs(job.stoppedAt) ?? parseEpochMs(job.startedAt) ?? parseEpochMs(job.createdAt) ?? 0;
   const transition: AppStateTransition = {
     state,
-    eventTime: parseEpochMs(job.stoppedAt) ?? parseEpochMs(job.startedAt) ?? parseEpochMs(job.createdAt) ?? 0,
+    eventTime,
     attempt: job.attempts?.length ?? 0,
     source,
     numRestarts: batchNumRestarts(job, state),
   };
   const reason = batchReasonOf(job);
   if (reason !== undefined) transition.reason = reason;
+  const stateReason = batchStateReasonOf(job, observedAt ?? eventTime);
+  if (stateReason !== undefined) transition.stateReason = stateReason;
+  if ((job.attempts?.length ?? 0) > 0) transition.attemptOutcomes = batchAttemptOutcomesOf(job);
   const uiUrl = batchConsoleUrl(job.jobArn);
   if (uiUrl !== undefined) transition.uiUrl = uiUrl;
   return transition;

@@ -8,7 +8,7 @@
 import { type AppDef, AppDryRunInfo, type Cfg, type RunOpts } from '../../specs/index.js';
 import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
-import { parseBatchAppId } from './describe-mapping.js';
+import { parseBatchAppId } from './app-id.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
 import {
   type AwsBatchRequest,

@@ -181,6 +181,7 @@ export class AwsSageMakerScheduler extends AwsSageMakerTranslator {
       updatedAt: transition.eventTime,
     });
     if (transition.uiUrl !== undefined) response.uiUrl = transition.uiUrl;
+    if (transition.stateReason !== undefined) response.stateReason = transition.stateReason;
     return response;
   }
 

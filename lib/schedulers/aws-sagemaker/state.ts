@@ -20,8 +20,10 @@
 import {
   type AppState,
   type AppStateTransition,
+  makeStateReason,
   NONE,
   type RoleStatus,
+  type StateReason,
   type TransitionSource,
 } from '../../specs/index.js';
 
@@ -249,6 +251,23 @@ export function sageMakerReasonOf(job: SageMakerTrainingJobLike): string | undef
   return message ? `${secondary}: ${message}` : secondary;
 }
 
+/**
+ * The job's reason for its state with since-when: `FailureReason` for a failed job (since it ended);
+ * otherwise the latest SecondaryStatusTransition's `StatusMessage`, coded with its status (`Starting`,
+ * `LaunchingMLInstances`, `Downloading`, `Training` …) and holding since its `StartTime`.
+ */
+export function sageMakerStateReasonOf(job: SageMakerTrainingJobLike): StateReason | undefined {
+  const latest = lastTransition(job);
+  const code = job.SecondaryStatus ?? latest?.Status;
+  if (job.FailureReason !== undefined && job.FailureReason !== '') {
+    const since = sageMakerEventTimeOf(job);
+    return makeStateReason('aws_sagemaker', job.FailureReason, since, code);
+  }
+  if (latest === undefined) return makeStateReason('aws_sagemaker', code, sageMakerEventTimeOf(job), code);
+  const since = parseSageMakerTime(latest.StartTime) ?? sageMakerEventTimeOf(job);
+  return makeStateReason('aws_sagemaker', latest.StatusMessage ?? latest.Status, since, latest.Status);
+}
+
 /** When the job last changed, in epoch ms: LastModifiedTime, else TrainingEndTime, the latest transition, start or creation time; 0 if none. */
 export function sageMakerEventTimeOf(job: SageMakerTrainingJobLike): number {
   return (
@@ -312,6 +331,8 @@ export function sageMakerTransitionOf(
   };
   const reason = sageMakerReasonOf(job);
   if (reason !== undefined) transition.reason = reason;
+  const stateReason = sageMakerStateReasonOf(job);
+  if (stateReason !== undefined) transition.stateReason = stateReason;
   const roles = sageMakerRoleStatusesOf(job, state);
   if (roles !== undefined) transition.roles = roles;
   const uiUrl = sageMakerUiUrl(job.TrainingJobArn, job.TrainingJobName);

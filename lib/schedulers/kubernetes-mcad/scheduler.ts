@@ -47,7 +47,7 @@ export const APPWRAPPERS: KubeResourceRef = {
 /** Why `kubernetes_mcad` submits nothing when no cluster is configured. */
 export const KUBERNETES_MCAD_NOT_SUBMITTED =
   'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
-  "`txs dryrun -s kubernetes_mcad ...` and apply the request's `resource` with `kubectl create -f` (it is " +
+  "`txs run --dryrun -s kubernetes_mcad ...` and apply the request's `resource` with `kubectl create -f` (it is " +
   "TorchX's AppWrapper).";
 
 /** The task counters of an AppWrapper status TorchX reads, in its order. */

@@ -129,6 +129,13 @@ export class KubeApiClient {
     return this.parse(status, text, `get ${ref.plural}`) as K8sObject;
   }
 
+  /** The pods of a namespace that match `labelSelector` (first page of at most 50; enough to find one waiting). */
+  async listPods(namespace: string, labelSelector: string): Promise<K8sObject[]> {
+    const path = `/api/v1/namespaces/${checkKubeName('namespace', namespace)}/pods`;
+    const { status, text } = await this.send('GET', path, { labelSelector, limit: '50' });
+    return ((this.parse(status, text, 'list pods') as { items?: K8sObject[] }).items ?? []) as K8sObject[];
+  }
+
   /** The custom objects of a namespace, with the given label selector if any (all pages). */
   async list(ref: KubeResourceRef, namespace: string, labelSelector?: string): Promise<K8sObject[]> {
     const items: K8sObject[] = [];

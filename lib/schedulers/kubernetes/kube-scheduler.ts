@@ -18,6 +18,7 @@ import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { checkKubeName, type KubeApiClient, type KubeResourceRef } from './client.js';
 import { type K8sObject, LABELS } from './pod.js';
+import { type PodLike, podWaitReasonOf } from './state.js';
 
 /** A request holding a namespaced custom object. */
 export interface KubeObjectRequest {
@@ -110,11 +111,29 @@ export abstract class KubeScheduler<
     return appId;
   }
 
+  /**
+   * Describes the app; while it is PENDING, also why its pods wait ({@link podWaitReasonOf}: PodScheduled
+   * False and its message, or a container's waiting reason), when the subclass knows how to select its pods
+   * and the credentials may list them (without that permission the reason is left out).
+   */
   override async describe(appId: string): Promise<DescribeAppResponse | undefined> {
     if (!this.access) return super.describe(appId);
     const { namespace, name } = parseKubeAppId(appId);
     const object = await this.access.client.get(this.ref, namespace, name);
-    return object === undefined ? undefined : this.describeObject(appId, object);
+    if (object === undefined) return undefined;
+    const desc = this.describeObject(appId, object);
+    const selector = this.podSelector(name);
+    if (desc.state === 'PENDING' && selector !== undefined) {
+      const pods = await this.access.client.listPods(namespace, selector).catch(() => []);
+      const reason = podWaitReasonOf(pods as PodLike[], this.now());
+      if (reason !== undefined) desc.stateReason = reason;
+    }
+    return desc;
+  }
+
+  /** The label selector of the app's pods, when this scheduler's operator labels them; none by default. */
+  protected podSelector(_name: string): string | undefined {
+    return undefined;
   }
 
   override async list(): Promise<ListAppResponse[]> {

@@ -47,7 +47,7 @@ export const VOLCANO_JOBS: KubeResourceRef = {
 /** Why `kubernetes` submits nothing when no cluster is configured. */
 export const KUBERNETES_NOT_SUBMITTED =
   'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
-  "`txs dryrun -s kubernetes ...` and apply the request's `resource` with `kubectl create -f` (it is TorchX's " +
+  "`txs run --dryrun -s kubernetes ...` and apply the request's `resource` with `kubectl create -f` (it is TorchX's " +
   'Volcano Job).';
 
 /** Volcano's job status, as far as describe reads it. */
@@ -126,6 +126,11 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
 
   protected describeObject(appId: string, object: K8sObject): DescribeAppResponse {
     return describeVolcanoJob(appId, object);
+  }
+
+  /** Volcano labels every pod of a job with `volcano.sh/job-name`. */
+  protected override podSelector(name: string): string {
+    return `volcano.sh/job-name=${name}`;
   }
 
   protected podTemplates(object: K8sObject): K8sObject[] {

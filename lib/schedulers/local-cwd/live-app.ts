@@ -13,9 +13,11 @@ import {
   type AppState,
   type AppStateTransition,
   isTerminal,
+  makeStateReason,
   NONE,
   type ReplicaStatus,
   type RoleStatus,
+  type StateReason,
 } from '../../specs/index.js';
 import { type LocalAppRecord, type LocalReplicaRecord, writeAppRecord } from './app-store.js';
 import { ReplicaLogTailer } from './log-tail.js';
@@ -26,11 +28,35 @@ import {
   processRef,
   signalProcessGroup,
 } from './processes.js';
-import { readExitCode, spawnReplica } from './replica-process.js';
+import {
+  type GatedReplica,
+  type RecordedExit,
+  readRecordedExit,
+  spawnGatedReplica,
+} from './replica-process.js';
 import type { LocalCwdReplicaSpec } from './translate.js';
 
 /** A state change of a local app, shaped like the transitions EventBridge events become. */
 export type LocalStateChange = AppStateTransition & { appId: string };
+
+/**
+ * What a local app waits for or why it ended, and only that: `starting N replicas` while SUBMITTED (since
+ * it was created); the end reason of a finished app (since it finished). Undefined while it runs, and for a
+ * finished app without a reason.
+ *
+ * @param reason the end reason to report (the record's, or with the stderr tail)
+ */
+export function localStateReasonOf(
+  record: Pick<LocalAppRecord, 'state' | 'replicas' | 'createdAt' | 'updatedAt' | 'finishedAt'>,
+  reason: string | undefined,
+): StateReason | undefined {
+  if (record.state === 'SUBMITTED') {
+    const n = record.replicas.length;
+    return makeStateReason('local_cwd', `starting ${n} replica${n === 1 ? '' : 's'}`, record.createdAt);
+  }
+  if (!isTerminal(record.state)) return undefined;
+  return makeStateReason('local_cwd', reason, record.finishedAt ?? record.updatedAt);
+}
 
 /** What a live app needs from its scheduler. */
 export interface LiveAppDeps {
@@ -138,6 +164,12 @@ function exitReason(record: LocalReplicaRecord): string {
     : `exited with code ${record.exitCode}`;
 }
 
+/** Settles a replica that ended while no server watched it from what its wrapper recorded. */
+function settleFromExitFile(replica: LiveReplica, recorded: RecordedExit): void {
+  if (recorded.kind === 'never-ran') replica.spawnError = new Error(NEVER_STARTED_REASON);
+  else if (recorded.kind === 'exited') replica.record.exitCode = recorded.code;
+}
+
 /** Reads a torchelastic error file: its JSON (re-serialised) and mtime, or undefined when absent or invalid. */
 async function readErrorFile(
   file: string | undefined,
@@ -171,6 +203,8 @@ export class LiveApp {
   private ending = false;
   private pollTimer?: NodeJS.Timeout;
   private polling = false;
+  /** The last write of `app.json` failed. */
+  private unsaved = false;
   /** Serialises record writes and state-change callbacks. */
   private queue: Promise<void> = Promise.resolve();
 
@@ -188,24 +222,44 @@ export class LiveApp {
 
   /**
    * Records the app (SUBMITTED), creates its log directories, starts every replica (through the wrapper, in
-   * its own process group, output to files), and resolves once all have started (RUNNING recorded and
-   * reported) or failed to.
+   * its own process group, output to files) held at its gate, records their pids, and only then releases
+   * them: no replica runs before its pid is on disk, so a server killed at any moment leaves none that a
+   * restarted server cannot find. Resolves once all have started (RUNNING recorded and reported) or failed to.
    *
    * @param executables absolute path of each replica's entrypoint, in request order.
+   * @param register called with the app before any replica starts (so it can be cancelled while starting).
    */
   static async start(
     record: LocalAppRecord,
     executables: readonly string[],
     deps: LiveAppDeps,
+    register: (app: LiveApp) => void = () => undefined,
   ): Promise<LiveApp> {
     const app = new LiveApp(record, deps);
+    register(app);
     await app.persist();
     for (const replica of app.replicas) {
       await mkdir(path.dirname(replica.spec.stdout), { recursive: true });
       replica.tailer = await ReplicaLogTailer.open(replica.spec, deps.now);
     }
-    const started = app.replicas.map((replica, i) => app.startReplica(replica, executables[i] as string));
-    await Promise.all(started);
+    const gates = await Promise.all(
+      app.replicas.map((replica, i) => app.startReplica(replica, executables[i] as string)),
+    );
+    // The pids are on disk (written after every earlier write, before any release) before any replica runs.
+    await app.persist().catch((error: unknown) => {
+      app.endWith({ kind: 'failure', reason: `the app's record could not be written: ${String(error)}` });
+    });
+    app.replicas.forEach((replica, i) => {
+      const gate = gates[i];
+      if (gate === undefined) return;
+      if (app.ending) {
+        // Stopped while starting: the wrapper exits without running the entrypoint.
+        replica.terminationRequested = true;
+        gate.abandon();
+      } else {
+        gate.release();
+      }
+    });
     app.afterStart();
     app.startPolling();
     await app.queue;
@@ -242,8 +296,8 @@ export class LiveApp {
       replica.adopted = true;
       if (processLiveness(ref) === 'dead') {
         replica.exited = true;
-        replica.record.exitCode = await readExitCode(replica.spec);
-        ended.push(replica);
+        settleFromExitFile(replica, await readRecordedExit(replica.spec));
+        if (replica.spawnError === undefined) ended.push(replica);
       }
     }
     const neverStarted = app.replicas.filter((r) => r.spawnError !== undefined);
@@ -265,6 +319,22 @@ export class LiveApp {
     return this.record.state;
   }
 
+  /** False while the last change could not be written to `app.json` (a full disk): memory is ahead of it. */
+  get saved(): boolean {
+    return !this.unsaved;
+  }
+
+  /** Writes the current record again (after a failed write); resolves with whether `app.json` is now current. */
+  async save(): Promise<boolean> {
+    try {
+      await this.persist();
+      this.unsaved = false;
+    } catch {
+      // Still no space: memory stays ahead of the file, and the next call tries again.
+    }
+    return !this.unsaved;
+  }
+
   /**
    * Cancels the app: SIGTERM to every live replica's process group, SIGKILL after the grace period. Resolves
    * with the final record. A no-op when the app already ended; a replica that already failed keeps the app
@@ -284,17 +354,27 @@ export class LiveApp {
     return this.done;
   }
 
-  private startReplica(replica: LiveReplica, executable: string): Promise<void> {
+  /**
+   * Starts the replica's wrapper held at its gate; resolves with the gate once its pid is known (recorded in
+   * memory, RUNNING), or with undefined when it could not start.
+   */
+  private startReplica(replica: LiveReplica, executable: string): Promise<GatedReplica | undefined> {
     const { spec } = replica;
-    let child: ChildProcess;
+    let gated: GatedReplica;
     try {
-      child = spawnReplica(spec, executable, { ...this.deps.baseEnv, ...spec.env }, this.deps.replicaUmask);
+      gated = spawnGatedReplica(
+        spec,
+        executable,
+        { ...this.deps.baseEnv, ...spec.env },
+        this.deps.replicaUmask,
+      );
     } catch (e) {
       replica.spawnError = e as Error;
       replica.exited = true;
       void this.finishReplica(replica);
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
+    const { child } = gated;
     replica.child = child;
     child.once('exit', (code, signal) => this.onExit(replica, code, signal));
     return new Promise((resolve) => {
@@ -304,7 +384,7 @@ export class LiveApp {
         replica.record.process = processRef(pid);
         replica.record.startedAt = this.deps.now();
         replica.record.state = 'RUNNING';
-        resolve();
+        resolve(gated);
       });
       child.on('error', (error) => {
         if (replica.record.process !== undefined) {
@@ -313,7 +393,7 @@ export class LiveApp {
         }
         replica.spawnError = error;
         replica.exited = true;
-        resolve();
+        resolve(undefined);
         void this.finishReplica(replica);
       });
     });
@@ -351,8 +431,17 @@ export class LiveApp {
         if (replica.closed) continue;
         const ref = replica.record.process;
         if (replica.adopted && !replica.exited && ref !== undefined && processLiveness(ref) === 'dead') {
+          const recorded = await readRecordedExit(replica.spec);
+          if (recorded.kind === 'never-ran') {
+            // Its gate closed with the previous server, an instant after this one found it alive.
+            replica.exited = true;
+            settleFromExitFile(replica, recorded);
+            this.afterExit(replica);
+            await this.finishReplica(replica);
+            continue;
+          }
           // No exit code after a termination we asked for: the wrapper died of the signal we sent.
-          const code = await readExitCode(replica.spec);
+          const code = recorded.kind === 'exited' ? recorded.code : undefined;
           const sent = replica.killSent ? 'SIGKILL' : 'SIGTERM';
           this.onExit(
             replica,
@@ -417,6 +506,13 @@ export class LiveApp {
 
   /** Fail fast, like a multi-node job in the cloud: a replica that failed on its own stops the others. */
   private afterExit(replica: LiveReplica): void {
+    if (replica.spawnError !== undefined && !this.cause) {
+      this.endWith({
+        kind: 'failure',
+        reason: `${replica.label} could not start: ${replica.spawnError.message}`,
+      });
+      return;
+    }
     if (!replica.terminationRequested && replica.record.exitCode !== 0 && !this.cause) {
       const how =
         replica.record.exitCode === undefined ? EXIT_CODE_UNKNOWN_REASON : exitReason(replica.record);
@@ -547,11 +643,15 @@ export class LiveApp {
       uiUrl: uiUrlOf(this.record),
     };
     if (isTerminal(state) && this.record.reason !== undefined) change.reason = this.record.reason;
+    const stateReason = localStateReasonOf(this.record, change.reason);
+    if (stateReason !== undefined) change.stateReason = stateReason;
     const snapshot = structuredClone(this.record);
     this.queue = this.queue.then(async () => {
       try {
         await writeAppRecord(this.deps.dataDir, snapshot);
+        this.unsaved = false;
       } catch (e) {
+        this.unsaved = true;
         this.deps.onError(e);
       }
       try {
@@ -562,9 +662,11 @@ export class LiveApp {
     });
   }
 
+  /** Records the current record after every earlier write; rejects when it cannot (the queue goes on). */
   private persist(): Promise<void> {
     const snapshot = structuredClone(this.record);
-    this.queue = this.queue.then(() => writeAppRecord(this.deps.dataDir, snapshot));
-    return this.queue;
+    const written = this.queue.then(() => writeAppRecord(this.deps.dataDir, snapshot));
+    this.queue = written.catch(() => undefined);
+    return written;
   }
 }

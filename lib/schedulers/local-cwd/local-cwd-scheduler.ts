@@ -16,6 +16,8 @@ import {
   applyMacros,
   type Cfg,
   type DescribeAppResponse,
+  DiskFullError,
+  isDiskFull,
   isTerminal,
   type ListAppResponse,
   MISSING,
@@ -55,7 +57,14 @@ import {
   type SupervisorRef,
 } from './app-store.js';
 import { reasonWithStderrTail } from './failure-detail.js';
-import { LiveApp, type LiveAppDeps, type LocalStateChange, roleStatusesOf, uiUrlOf } from './live-app.js';
+import {
+  LiveApp,
+  type LiveAppDeps,
+  type LocalStateChange,
+  localStateReasonOf,
+  roleStatusesOf,
+  uiUrlOf,
+} from './live-app.js';
 import { readLogLines } from './log-files.js';
 import { findExecutable, isDirectory, processLiveness, processRef } from './processes.js';
 import {
@@ -77,6 +86,18 @@ export const LOCAL_CWD = 'local_cwd';
 
 /** Longest app name, in UTF-8 bytes: the app id adds `-` and up to 14 characters and must fit a file name. */
 export const MAX_APP_NAME_BYTES = 240;
+
+/**
+ * Most bytes the command lines and environments of all replicas of one app may add up to: each replica gets
+ * its own copy with macros applied, so replicas × args would otherwise bound only the memory of the server.
+ */
+export const MAX_PLANNED_COMMAND_BYTES = 64 * 1024 * 1024;
+
+/** Bytes of a role's entrypoint, args and env (keys and values) as written, before macros. */
+function commandBytes(role: AppDef['roles'][number]): number {
+  const texts = [role.entrypoint, ...role.args, ...Object.entries(role.env).flat()];
+  return texts.reduce((sum, text) => sum + Buffer.byteLength(text, 'utf8'), 0);
+}
 
 /** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
 export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
@@ -290,6 +311,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     }
     const seen = new Set<string>();
     let replicas = 0;
+    let planned = 0;
     app.roles.forEach((role, i) => {
       if (!isSafePathSegment(role.name)) {
         throw ValidationError.forField(
@@ -308,6 +330,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         throw ValidationError.forField(`app.roles.${i}.numReplicas`, 'must be a whole number ≥ 0');
       }
       replicas += role.numReplicas;
+      planned += role.numReplicas * commandBytes(role);
+      if (planned > MAX_PLANNED_COMMAND_BYTES) {
+        throw ValidationError.forField(
+          `app.roles.${i}.numReplicas`,
+          `${role.numReplicas} replicas of '${role.name}' each get their own copy of its args and env, ` +
+            `${MAX_PLANNED_COMMAND_BYTES / 1024 / 1024} MiB at most for the app; use fewer replicas or shorter args and env`,
+        );
+      }
       if (role.entrypoint === MISSING || role.entrypoint === '') {
         throw ValidationError.forField(`app.roles.${i}.entrypoint`, 'is missing; give the command to run');
       }
@@ -378,8 +408,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       throw ValidationError.forField('app.name', `'${dryrun.app.name}' cannot name a directory`);
     }
     const executables = this.resolveExecutables(dryrun);
-    await mkdir(this.dataDir, { recursive: true });
     try {
+      await mkdir(this.dataDir, { recursive: true });
       await mkdir(appDirOf(this.dataDir, request.appId));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') {
@@ -387,6 +417,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
           `app ${request.appId} already exists in ${this.dataDir}; dry run again for a new id`,
         );
       }
+      if (isDiskFull(e)) throw new DiskFullError(this.dataDir, { cause: e });
       throw e;
     }
     const now = this.now();
@@ -409,13 +440,32 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       createdAt: now,
       updatedAt: now,
     };
-    const liveApp = await LiveApp.start(record, executables, {
-      ...this.liveAppDeps(),
-      baseEnv: this.callerEnvs.get(dryrun) ?? this.baseEnv,
-    });
-    this.live.set(request.appId, liveApp);
-    void liveApp.done.then(() => this.live.delete(request.appId));
+    try {
+      await LiveApp.start(
+        record,
+        executables,
+        { ...this.liveAppDeps(), baseEnv: this.callerEnvs.get(dryrun) ?? this.baseEnv },
+        (liveApp) => this.track(liveApp),
+      );
+    } catch (e) {
+      // Nothing started (the first record write failed): nothing to serve from memory either.
+      this.live.delete(request.appId);
+      if (isDiskFull(e)) throw new DiskFullError(this.dataDir, { cause: e });
+      throw e;
+    }
     return request.appId;
+  }
+
+  /**
+   * Serves the app from memory while it runs, and after it ended until its final record is on disk (a write
+   * refused by a full disk is retried at each later read of the app).
+   */
+  private track(liveApp: LiveApp): void {
+    const { appId } = liveApp.record;
+    this.live.set(appId, liveApp);
+    void liveApp.done.then(() => {
+      if (liveApp.saved) this.live.delete(appId);
+    });
   }
 
   private liveAppDeps(): LiveAppDeps {
@@ -451,7 +501,10 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    */
   private async load(appId: string): Promise<LocalAppRecord | undefined> {
     const live = this.live.get(appId);
-    if (live) return live.record;
+    if (live) {
+      if (isTerminal(live.state) && !live.saved && (await live.save())) this.live.delete(appId);
+      return live.record;
+    }
     const record = await readAppRecord(this.dataDir, appId);
     if (record === undefined || isTerminal(record.state) || this.isSupervised(record.supervisor))
       return record;
@@ -473,10 +526,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (this.closed) return record;
     record.supervisor = { ...processRef(process.pid), instance: this.instanceId };
     const liveApp = await LiveApp.adopt(record, this.liveAppDeps());
-    if (!isTerminal(liveApp.state)) {
-      this.live.set(record.appId, liveApp);
-      void liveApp.done.then(() => this.live.delete(record.appId));
-    }
+    if (!isTerminal(liveApp.state) || !liveApp.saved) this.track(liveApp);
     return liveApp.record;
   }
 
@@ -506,7 +556,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (record === undefined) return undefined;
     const terminal = isTerminal(record.state);
     const reason = terminal ? await reasonWithStderrTail(record) : undefined;
-    return makeDescribeAppResponse({
+    const desc = makeDescribeAppResponse({
       appId,
       state: record.state,
       numRestarts: 0,
@@ -519,6 +569,9 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       roles: structuredClone(record.app.roles),
       updatedAt: record.updatedAt,
     });
+    const stateReason = localStateReasonOf(record, reason);
+    if (stateReason !== undefined) desc.stateReason = stateReason;
+    return desc;
   }
 
   /** Every app under the data directory, newest first. Unreadable records are reported and skipped. */

@@ -46,7 +46,7 @@ export interface LocalDockerSchedulerOptions {
 /** Why `local_docker` starts nothing when no Docker Engine is reachable. */
 export const LOCAL_DOCKER_NOT_SUBMITTED =
   'no Docker Engine is reachable (local mode needs a daemon on /var/run/docker.sock or a unix:// DOCKER_HOST); ' +
-  'run `txs dryrun -s local_docker ...` to see the containers TorchX would start, or run the app with local_cwd.';
+  'run `txs run --dryrun -s local_docker ...` to see the containers TorchX would start, or run the app with local_cwd.';
 
 /** The state of a listed container: exited ones by the exit code in Docker's status text. */
 function summaryState(c: EngineContainerSummary): AppState {

@@ -24,7 +24,7 @@ export interface LsfSchedulerOptions {
 /** Why `lsf` submits nothing (the end of every error on run, describe, cancel). */
 export const LSF_NOT_SUBMITTED =
   'LSF is driven by bsub/bjobs/bkill on a cluster host, which a serverless control plane does not have; ' +
-  'run `txs dryrun -s lsf ...` and submit the script it prints with /bin/bash on a login node.';
+  'run `txs run --dryrun -s lsf ...` and submit the script it prints with /bin/bash on a login node.';
 
 /**
  * The `lsf` scheduler (dry runs only).

@@ -11,6 +11,7 @@ import {
   isTerminal,
   makeDescribeAppResponse,
   makeRole,
+  makeStateReason,
   NONE,
   type ReplicaStatus,
   type Role,
@@ -60,10 +61,19 @@ function reasonOf(job: SlurmJob): string | undefined {
 
 /**
  * Describes the app made of `components` (every record of one heterogeneous job, leader first or not).
+ * The leader's `state_reason` (`Priority`, `Resources`, `QOSMaxJobsPerUserLimit` …) becomes the state
+ * reason: its code, with `state_description` as the text when Slurm gives one; it holds since `now` (Slurm
+ * does not say when it set the reason; the record keeps the first time it was seen) or, once the job
+ * ended, since its `end_time`.
  *
  * @param appId the app id the components carry (their `wckey`).
+ * @param now epoch ms
  */
-export function describeSlurmJob(appId: string, components: readonly SlurmJob[]): DescribeAppResponse {
+export function describeSlurmJob(
+  appId: string,
+  components: readonly SlurmJob[],
+  now: number = Date.now(),
+): DescribeAppResponse {
   const sorted = [...components].sort((a, b) => (a.het_job_offset ?? 0) - (b.het_job_offset ?? 0));
   const leader = sorted[0];
   if (leader === undefined) throw new TypeError('describeSlurmJob needs at least one job record');
@@ -131,5 +141,11 @@ export function describeSlurmJob(appId: string, components: readonly SlurmJob[])
       : leader.submit_time;
   if (changed !== undefined && changed > 0) desc.updatedAt = changed * 1000;
   desc.attempt = leader.restart_cnt ?? 0;
+  if (reason !== undefined) {
+    const ended = isTerminal(state) && leader.end_time !== undefined && leader.end_time > 0;
+    const text = leader.state_description ? `${reason}: ${leader.state_description}` : reason;
+    const stateReason = makeStateReason('slurm', text, ended ? (leader.end_time ?? 0) * 1000 : now, reason);
+    if (stateReason !== undefined) desc.stateReason = stateReason;
+  }
   return desc;
 }

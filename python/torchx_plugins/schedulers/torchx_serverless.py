@@ -1,54 +1,40 @@
-"""torchx-serverless schedulers for TorchX's plugin API (``torchx.plugins``, TorchX after 0.8).
+"""torchx-serverless schedulers for TorchX's plugin API (``torchx.plugins``).
 
-Registers ``local_docker``, ``local_cwd``, ``slurm``, ``kubernetes`` (TorchX's own, which newer TorchX
-hides once any scheduler plugin exists), then ``aws_batch``, ``aws_sagemaker`` and ``txs_local_cwd``, in
-that order (the first is TorchX's default scheduler).
+Registers TorchX's built-in schedulers first, in TorchX's order (``local_docker``, ``local_cwd``, ``slurm``,
+``kubernetes``: TorchX hides its built-ins once any scheduler plugin exists, and its default scheduler is the
+first registered one), then ``aws_batch``, ``aws_sagemaker`` and ``txs_local_cwd``. Installing the package
+thus adds three schedulers and changes nothing else: the default stays TorchX's.
 
-This package also declares the same schedulers as ``torchx.schedulers`` entry points for older TorchX.
-Newer TorchX reads that group too, unless ``TORCHX_PLUGINS_SOURCE`` turns entry points off; registering
-here as well would make TorchX warn about every name on every command, so this module registers only when
-TorchX will not read this package's entry points.
+The package declares no ``torchx.schedulers`` entry points: TorchX before the plugin API replaces its whole
+built-in list with those entry points, in alphabetical order (so ``aws_batch`` would become the default and
+``kubernetes_mcad`` and ``lsf`` would vanish). Such TorchX versions do not see this package at all.
 """
 
 from __future__ import annotations
 
-import os
-from importlib import metadata
 from typing import Any, Callable
 
 from torchx.plugins import register
 
 from torchx_serverless import builtins, factories
 
-_ENTRYPOINT_SOURCE = 2  # torchx.plugins' PluginSource.ENTRYPOINT bit of TORCHX_PLUGINS_SOURCE
 
-
-def _entry_points_deliver_these() -> bool:
-    try:
-        sources = int(os.environ.get("TORCHX_PLUGINS_SOURCE", "3"))
-    except ValueError:
-        return False
-    if not sources & _ENTRYPOINT_SOURCE:
-        return False
-    group = metadata.entry_points()
-    eps = group.select(group="torchx.schedulers") if hasattr(group, "select") else group.get("torchx.schedulers", ())
-    return any(ep.value.startswith("torchx_serverless.") for ep in eps)
-
-
-def _plugin(name: str, factory: Callable[..., Any]) -> Callable[..., Any]:
+def _plugin(name: str, make: Callable[..., Any]) -> Callable[..., Any]:
     def create(session_name: str, **kwargs: Any) -> Any:
-        return factory(session_name, **kwargs)
+        return make(session_name, **kwargs)
 
-    create.__doc__ = factory.__doc__
+    create.__doc__ = make.__doc__
     return register.scheduler(name=name)(create)
 
 
-if not _entry_points_deliver_these():
-    # Attribute names sort in registration order (TorchX scans dir(module)).
-    s0_local_docker = _plugin("local_docker", builtins.local_docker)
-    s1_local_cwd = _plugin("local_cwd", builtins.local_cwd)
-    s2_slurm = _plugin("slurm", builtins.slurm)
-    s3_kubernetes = _plugin("kubernetes", builtins.kubernetes)
-    s4_aws_batch = _plugin("aws_batch", factories.aws_batch)
-    s5_aws_sagemaker = _plugin("aws_sagemaker", factories.aws_sagemaker)
-    s6_txs_local_cwd = _plugin("txs_local_cwd", factories.txs_local_cwd)
+def _register_all() -> None:
+    # TorchX collects the registered functions of this module in dir() order: the attribute names sort in
+    # registration order (s00_…, s01_…).
+    ours = {name: getattr(factories, name) for name in factories.SCHEDULERS}
+    builtin = {name: builtins.factory(name, module) for name, module in builtins.builtin_modules().items()}
+    clash = sorted(builtin.keys() & ours.keys())
+    for index, (name, make) in enumerate([*builtin.items(), *((n, f) for n, f in ours.items() if n not in clash)]):
+        globals()[f"s{index:02d}_{name}"] = _plugin(name, make)
+
+
+_register_all()

@@ -273,14 +273,22 @@ describe('Runner', () => {
       ).rejects.toThrow(IdempotencyConflictError);
     });
 
-    it('lets a retry proceed after a rejected submission released the key', async () => {
+    it('replays a rejected submission to a retry with the same key without submitting; a new key submits', async () => {
       h.fake.failNextSchedule = new ValidationError('queue q does not exist');
       const ctx = { owner: OWNER, idempotencyKey: 'k-3' };
       await expect(h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).rejects.toThrow(
         'queue q does not exist',
       );
-      const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
-      expect(retry.created).toBe(true);
+      const schedules = h.fake.calls.filter((c) => c === 'schedule').length;
+      const replay = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx).catch((e: unknown) => e);
+      expect(replay).toMatchObject({
+        code: 'ValidationFailed',
+        message: 'queue q does not exist',
+        replayed: true,
+      });
+      expect(h.fake.calls.filter((c) => c === 'schedule').length).toBe(schedules);
+      const fresh = await h.runner.run(app(), 'fake', { queue: 'q' }, { ...ctx, idempotencyKey: 'k-3b' });
+      expect(fresh.created).toBe(true);
     });
   });
 

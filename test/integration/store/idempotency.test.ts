@@ -40,6 +40,25 @@ describe('DynamoAppRecordStore idempotency keys', () => {
     });
   });
 
+  it('keeps the answer of a refused submission with the handle, and gives it to every later caller', async () => {
+    const key = freshKey();
+    const rejection = {
+      code: 'BackendNotConfigured' as const,
+      message: 'batch:SubmitJob needs an AWS region',
+      issues: [{ path: 'scheduler', message: 'needs AWS' }],
+      retryable: false,
+    };
+    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.completeIdempotencyKey(ALICE, key, HANDLE, rejection);
+    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 5)).toEqual({
+      reserved: false,
+      handle: HANDLE,
+      rejection,
+      requestHash: 'hash-a',
+      reservedAt: T0,
+    });
+  });
+
   it('returns the handle once the reservation is completed', async () => {
     const key = freshKey();
     await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);

@@ -8,6 +8,7 @@ import {
   BatchClient,
   BatchServiceException,
   CancelJobCommand,
+  ClientException,
   DeregisterJobDefinitionCommand,
   DescribeJobDefinitionsCommand,
   DescribeJobsCommand,
@@ -102,6 +103,8 @@ export class FakeAws {
   nextTimeout: { action: string; afterAccept: boolean } | undefined;
   /** The next call of this action is accepted and then never answered (a hung connection). */
   hangNext: string | undefined;
+  /** Every call of this Batch action is refused as AWS refuses a bad request (a 400 `ClientException`). */
+  refuse: { action: string; message: string } | undefined;
   private readonly batch: AnyStub;
   private readonly sagemaker: AnyStub;
   private readonly logs: AnyStub;
@@ -146,6 +149,12 @@ export class FakeAws {
 
   /** Maybe throws an injected fault before the call; returns whether to time out after accepting it. */
   private maybeFault(service: 'batch' | 'sagemaker', action: string, accepts: boolean): boolean {
+    if (service === 'batch' && this.refuse?.action === action) {
+      throw new ClientException({
+        message: this.refuse.message,
+        $metadata: { httpStatusCode: 400, requestId: 'refused' },
+      });
+    }
     if (this.nextTimeout?.action === action) {
       const { afterAccept } = this.nextTimeout;
       this.nextTimeout = undefined;

@@ -114,6 +114,28 @@ describe('Batch state mapping', () => {
         source: 'event',
         numRestarts: 1,
         reason: 'Essential container in task exited; exit code 1',
+        stateReason: {
+          text: 'Essential container in task exited; exit code 1',
+          since: '2025-01-01T12:40:00.000Z',
+          source: 'aws_batch',
+        },
+        attemptOutcomes: [
+          {
+            attempt: 1,
+            exitCode: 137,
+            reason:
+              'Essential container in task exited; OutOfMemoryError: Container killed due to memory usage',
+            startedAt: '2025-01-01T12:02:18.000Z',
+            stoppedAt: '2025-01-01T12:32:18.000Z',
+          },
+          {
+            attempt: 2,
+            exitCode: 1,
+            reason: 'Essential container in task exited',
+            startedAt: '2025-01-01T12:35:00.000Z',
+            stoppedAt: '2025-01-01T12:40:00.000Z',
+          },
+        ],
         uiUrl:
           'https://us-east-1.console.aws.amazon.com/batch/home?region=us-east-1#jobs/mnp-job/5f0d9a3e-2b7c-4e1a-9c4d-8a6b2f1e7d30',
       });
@@ -170,8 +192,10 @@ describe('Batch state mapping', () => {
         const t = batchTransitionOf(eventDetail(name), 'event');
         const decision = decideTransition(position, t);
         decisions.push(decision);
-        if (decision === 'apply')
+        if (decision === 'apply') {
           position = { state: t.state, attempt: t.attempt, lastEventTime: t.eventTime };
+          if (t.stateReason !== undefined) position.stateReason = t.stateReason;
+        }
       }
       expect(decisions).toEqual(['apply', 'duplicate', 'apply', 'apply', 'apply']);
       expect(

@@ -223,6 +223,12 @@ describe('AwsSageMakerScheduler', () => {
         numRestarts: 0,
         msg: 'Training: Training image download completed. Training in progress.',
         structuredErrorMsg: '<NONE>',
+        stateReason: {
+          text: 'Training image download completed. Training in progress.',
+          code: 'Training',
+          since: '2025-01-01T10:00:00.000Z',
+          source: 'aws_sagemaker',
+        },
         uiUrl:
           'https://us-east-1.console.aws.amazon.com/sagemaker/home?region=us-east-1#jobs/train-t4rcs9x6sv1m',
         metadata: {

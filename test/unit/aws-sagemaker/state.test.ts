@@ -62,7 +62,10 @@ describe('sageMakerTransitionOf', () => {
       'MaxRuntimeExceeded: Job stopped because it exceeded the maximum allowed runtime',
     ],
   ] as const)('maps the %s event to %s (attempt %d)', (fixture, state, attempt, eventTime, reason) => {
-    expect(sageMakerTransitionOf(eventDetail(fixture), 'event')).toStrictEqual({
+    // The state reason (SecondaryStatus steps) has its own tests (state-reason.test.ts).
+    const { stateReason, ...transition } = sageMakerTransitionOf(eventDetail(fixture), 'event');
+    expect(stateReason?.source).toBe('aws_sagemaker');
+    expect(transition).toStrictEqual({
       state,
       eventTime,
       attempt,
@@ -81,6 +84,12 @@ describe('sageMakerTransitionOf', () => {
       source: 'event',
       numRestarts: 0,
       reason: 'Completed',
+      stateReason: {
+        text: 'Completed',
+        code: 'Completed',
+        since: new Date(1583831889050).toISOString(),
+        source: 'aws_sagemaker',
+      },
       uiUrl:
         'https://us-east-1.console.aws.amazon.com/sagemaker/home?region=us-east-1#jobs/89c96cc8-dded-4739-afcc-6f1dc936701d',
     });

@@ -180,9 +180,12 @@ describe('TorchxServerless least privilege', () => {
         `${tableArn(defaults)}/index/${TABLE_INDEXES.byOwner}`,
       ]);
     }
-    expect(resourcesFor(defaults, 'StateChange', 'dynamodb:Query')).toEqual([
-      `${tableArn(defaults)}/index/${TABLE_INDEXES.byNativeName}`,
-    ]);
+    expect(resourcesFor(defaults, 'StateChange', 'dynamodb:Query').sort()).toEqual(
+      [
+        `${tableArn(defaults)}/index/${TABLE_INDEXES.byNativeName}`,
+        `${tableArn(defaults)}/index/${TABLE_INDEXES.byActive}`,
+      ].sort(),
+    );
     expect(resourcesFor(defaults, 'Reconciler', 'dynamodb:Query')).toEqual([
       `${tableArn(defaults)}/index/${TABLE_INDEXES.byActive}`,
     ]);

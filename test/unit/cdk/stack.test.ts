@@ -303,6 +303,17 @@ describe('TorchxServerless state-change events', () => {
     expect(batchRule?.Properties.EventBusName).toBeUndefined(); // the default bus, where AWS services publish
   });
 
+  it('routes Batch job queue blocked events of the configured queues to the state-change function', () => {
+    configured.template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: {
+        source: ['aws.batch'],
+        'detail-type': ['Batch Job Queue Blocked'],
+        detail: { jobQueue: Match.anyValue() },
+      },
+      Targets: [Match.objectLike(stateChangeTarget(configured))],
+    });
+  });
+
   it('has no Batch rule without queues (no aws_batch)', () => {
     const rules = Object.values(resources(defaults, 'AWS::Events::Rule'));
     expect(rules.some((r) => JSON.stringify(r.Properties.EventPattern ?? {}).includes('aws.batch'))).toBe(
@@ -370,7 +381,7 @@ describe('TorchxServerless state-change events', () => {
       (configuredPolicy!.Properties.PolicyDocument as { Statement: { Effect: string }[] }).Statement.filter(
         (s) => s.Effect === 'Allow',
       ),
-    ).toHaveLength(2);
+    ).toHaveLength(3); // Batch state changes, Batch queue blocked, SageMaker
     for (const send of sends) {
       expect(send.Principal).toEqual({ Service: 'events.amazonaws.com' });
       expect(JSON.stringify(send.Condition)).toContain('aws:SourceArn');

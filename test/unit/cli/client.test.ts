@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { errorResponse } from '../../../functions/shared/http-errors.js';
 import {
   ApiError,
   AppNotFoundError,
@@ -14,6 +15,7 @@ import {
   TxsClient,
   UsageError,
 } from '../../../lib/cli/index.js';
+import { BackendNotConfiguredError } from '../../../lib/schedulers/errors.js';
 import { apiError, closedPort, type StubServer, startStubServer } from './helpers.js';
 
 let stub: StubServer | undefined;
@@ -74,7 +76,11 @@ describe('TxsClient requests', () => {
     stub = await startStubServer(() => {
       calls += 1;
       return calls === 1
-        ? { ...apiError(409, 'IdempotencyInProgress', 'still submitting'), headers: { 'retry-after': '1' } }
+        ? {
+            status: 409,
+            body: { error: { code: 'IdempotencyInProgress', message: 'still submitting', retryable: true } },
+            headers: { 'retry-after': '1' },
+          }
         : { status: 201, body: { handle: 'local_cwd://torchx/echo-1' } };
     });
     const sleeps: number[] = [];
@@ -94,16 +100,41 @@ describe('TxsClient requests', () => {
     expect(stub.requests).toHaveLength(3);
   });
 
-  it('does not retry a backend that is not configured: one POST, so at most one record', async () => {
-    stub = await startStubServer(() =>
-      apiError(503, 'BackendNotConfigured', 'batch:SubmitJob needs AWS credentials on the machine'),
+  it('does not retry a backend that is not configured: one POST, so at most one record, and exit 78', async () => {
+    const answer = errorResponse(
+      new BackendNotConfiguredError('batch:SubmitJob needs AWS credentials on the machine'),
+      'req-1',
     );
+    stub = await startStubServer(() => ({
+      status: answer.statusCode,
+      headers: answer.headers,
+      body: JSON.parse(answer.body) as unknown,
+    }));
     const client = new TxsClient({ endpoint: stub.url, sleep: noSleep });
     const error = await client
       .run({ scheduler: 'aws_batch', component: 'utils.echo', args: [] }, 'key-1')
       .catch((e: unknown) => e);
     expect((error as ApiError).apiCode).toBe('BackendNotConfigured');
+    expect((error as ApiError).exitCode).toBe(ExitCode.CONFIG);
+    expect((error as ApiError).hint).toMatch(/AWS_REGION/);
     expect(stub.requests).toHaveLength(1);
+  });
+
+  it('obeys the API when it marks a 503 not retryable, and retries it when it marks it retryable', async () => {
+    for (const [retryable, requests] of [
+      [false, 1],
+      [true, 3],
+    ] as const) {
+      stub = await startStubServer(() => {
+        const reply = apiError(503, 'BackendError', 'AWS said no');
+        return { ...reply, body: { error: { ...(reply.body as { error: object }).error, retryable } } };
+      });
+      const client = new TxsClient({ endpoint: stub.url, sleep: noSleep, maxRetries: 2 });
+      await expect(client.schedulers()).rejects.toBeInstanceOf(ApiError);
+      expect(stub.requests).toHaveLength(requests);
+      await stub.close();
+      stub = undefined;
+    }
   });
 
   it('does not retry a validation error', async () => {
@@ -295,7 +326,7 @@ describe('apiErrorFrom', () => {
   });
 
   it.each([
-    [401, 'Unauthorized', /~\/\.txs\/local\/<port>\.token.*TXS_LOCAL_TOKEN_FILE/],
+    [401, 'Unauthorized', /own socket \(~\/\.txs\/local\/<port>\.sock\).*never sends its token over TCP/],
     [403, 'Forbidden', /loopback names.*127\.0\.0\.1/],
   ])('explains a local server %s (%s) with what txs does about it', (status, code, hint) => {
     const error = apiErrorFrom({

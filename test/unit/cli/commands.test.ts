@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ExitCode, main, normalizeRunArgv } from '../../../lib/cli/index.js';
+import { terminalIO } from '../../../lib/cli/terminal-text.js';
+import { MAX_REPLICA_TEXT_BYTES, truncateErrorDocument } from '../../../lib/store/bounds.js';
 import { type FakeApi, startFakeApi } from './fake-api.js';
 import { closedPort, type MemoryIO, memoryIO } from './helpers.js';
 
@@ -16,7 +18,11 @@ async function txs(
   args: string[],
   io: MemoryIO = memoryIO(),
 ): Promise<{ code: number; out: string; err: string; io: MemoryIO }> {
-  const code = await main(args, { ...io, env: { TXS_ENDPOINT: api.url, ...io.env } } as MemoryIO);
+  // The fake API has its own socket as the local server does: it counts as the caller's own server.
+  const code = await main(args, {
+    ...io,
+    env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv, ...io.env },
+  } as MemoryIO);
   return { code, out: io.out(), err: io.errText(), io };
 }
 
@@ -29,7 +35,7 @@ describe('txs run', () => {
     expect(out).toBe('local_cwd://torchx/echo-1\n');
     expect(posted('/v1/apps')[0]?.body).toEqual({
       scheduler: 'local_cwd',
-      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } },
+      cfg: { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } },
       component: 'utils.echo',
       args: ['--msg', 'hello world', '--wait', '--', '-x'],
     });
@@ -39,12 +45,50 @@ describe('txs run', () => {
     const io = memoryIO({ cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x' } });
     await txs(['run', 'utils.echo'], io);
     expect(posted('/v1/apps')[0]?.body).toMatchObject({
-      cfg: { cwd: '/home/me/exp', env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url } },
+      cfg: {
+        cwd: '/home/me/exp',
+        env: { LOGLEVEL: 'INFO', MY_VAR: 'x', TXS_ENDPOINT: api.url, ...api.ownSocketEnv },
+      },
     });
     await txs(['run', '-cfg', 'cwd=/data,env=A:1', 'utils.echo'], memoryIO({ cwd: '/home/me/exp' }));
     expect(posted('/v1/apps')[1]?.body).toMatchObject({ cfg: { cwd: '/data', env: { A: '1' } } });
     await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo'], io);
     expect(posted('/v1/apps')[2]?.body).toEqual(expect.objectContaining({ cfg: { queue: 'q' } }));
+  });
+
+  it('sends neither the environment nor the working directory to a server not proven the caller’s (a .txsconfig pointing elsewhere)', async () => {
+    // No own socket for this endpoint: a cloned repository's .txsconfig names a server that is not ours.
+    const io = memoryIO({
+      cwd: '/home/me/clone',
+      env: { AWS_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI-secret' },
+      files: { '/home/me/clone/.txsconfig': `[txs]\nendpoint = ${api.url}\n` },
+    });
+    for (const args of [
+      ['run', 'utils.echo'],
+      ['run', '--dryrun', 'utils.echo'],
+    ]) {
+      expect(await main(args, io)).toBe(ExitCode.OK);
+    }
+    const sent = api.requests.filter((r) => r.method === 'POST');
+    expect(sent.map((r) => r.path)).toEqual(['/v1/apps', '/v1/dryrun']);
+    for (const request of sent) {
+      expect(request.body).toEqual({ scheduler: 'local_cwd', component: 'utils.echo', args: [] });
+      expect(JSON.stringify(request)).not.toContain('wJalrXUtnFEMI-secret');
+    }
+    expect(io.errText()).toContain(
+      `warning: ${api.url} is not proven to be your own local server (no local server socket at`,
+    );
+  });
+
+  it('refuses -cfg env for a server not proven the caller’s, naming why, with nothing submitted', async () => {
+    const io = memoryIO({ env: { TXS_ENDPOINT: api.url } });
+    const code = await main(['run', '-cfg', 'env=TOKEN:abc', 'utils.echo'], io);
+    expect(code).toBe(ExitCode.USAGE);
+    expect(io.errText()).toContain(
+      `error: cfg env is sent only to your own local server, and ${api.url} is not proven to be yours`,
+    );
+    expect(io.errText()).toContain('hint: run against the local server you started');
+    expect(api.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 
   it("prints the API's warnings on stderr, for a run and a dry run", async () => {
@@ -188,7 +232,7 @@ describe('txs run', () => {
     expect((await txs(['run', '--app', '-'], memoryIO({ stdin: JSON.stringify(app) }))).code).toBe(
       ExitCode.OK,
     );
-    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url } };
+    const cfg = { cwd: '/work/project', env: { TXS_ENDPOINT: api.url, ...api.ownSocketEnv } };
     expect(posted('/v1/apps').map((r) => r.body)).toEqual([
       { scheduler: 'local_cwd', cfg, app },
       { scheduler: 'local_cwd', cfg, app },
@@ -359,6 +403,81 @@ describe('txs status and describe', () => {
     expect(out).toBe(
       'name: echo\nroles:\n  - name: echo\n    image: /tmp\n    entrypoint: echo\n    args:\n      - hi\n    numReplicas: 1\nmetadata: {}\n',
     );
+  });
+});
+
+describe('a replica whose torchelastic error file the service cut to its bound', () => {
+  const traceback = `Traceback (most recent call last):\n${'  File "train.py", line 1, in <module>\n'.repeat(60)}ValueError: bad`;
+  const document = JSON.stringify({
+    message: { message: traceback, errorCode: 1, extraInfo: { timestamp: 1_700_000_000 } },
+  });
+  const cut = truncateErrorDocument(document, MAX_REPLICA_TEXT_BYTES);
+  beforeEach(() => {
+    api.addApp('local_cwd://torchx/cut-1', { states: ['RUNNING', 'FAILED'], errorDocument: cut });
+  });
+
+  it('is shown by txs status, txs wait and txs run --wait instead of crashing with exit 70', async () => {
+    expect(JSON.parse(cut)).toMatchObject({ truncated: true });
+    await txs(['status', 'local_cwd://torchx/cut-1']); // RUNNING: the next read is FAILED
+    const status = await txs(['status', 'local_cwd://torchx/cut-1']);
+    expect(status.code).toBe(ExitCode.OK);
+    expect(status.out).toContain('echo[0]:FAILED (exitcode: <N/A>)');
+    expect(status.out).toContain('error_msg: Traceback (most recent call last):');
+    api.addApp('local_cwd://torchx/cut-2', { states: ['RUNNING', 'FAILED'], errorDocument: cut });
+    const waited = await txs(['wait', 'local_cwd://torchx/cut-2']);
+    expect(waited.code).toBe(ExitCode.APP_FAILED);
+    expect(waited.err).toContain('error_msg: Traceback (most recent call last):');
+    api.nextRun = { states: ['RUNNING', 'FAILED'], errorDocument: cut };
+    const run = await txs(['run', '--wait', 'utils.echo']);
+    expect(run.code).toBe(ExitCode.APP_FAILED);
+    expect(run.err).toContain('[truncated: ');
+  });
+});
+
+describe('error messages', () => {
+  it("escape the text they quote before txs adds its own controls, so a copy of txs's line clearing shows as text", async () => {
+    const io = memoryIO({ tty: true });
+    const code = await main(
+      ['run', '-cfg', 'prepend_cwd=x\r\u001b[2Kfake: job SUCCEEDED', 'utils.echo'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(code).toBe(ExitCode.USAGE);
+    expect(io.errText()).toContain('\\u{D}\\u{1B}[2Kfake: job SUCCEEDED');
+    expect(io.errText()).not.toContain('\u001b[2K');
+  });
+});
+
+describe("txs log and a job's control codes", () => {
+  const lines = [
+    ' 10%|#   |\r 50%|##  |\r100%|####|\r',
+    '\r\u001b[2Kfake: job SUCCEEDED',
+    '\u001b[31mred\u001b[0m and \u001b]0;title\u0007',
+  ];
+  beforeEach(() => {
+    api.addApp('local_cwd://torchx/bar-1', {
+      roles: [{ name: 'trainer', numReplicas: 1 }],
+      states: ['SUCCEEDED'],
+      logs: { 'trainer/0': lines },
+    });
+  });
+
+  it('on a terminal, resolves carriage returns, drops colours and shows every other control escaped', async () => {
+    const io = memoryIO({ tty: true });
+    const code = await main(
+      ['log', 'local_cwd://torchx/bar-1/trainer/0'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(code).toBe(ExitCode.OK);
+    expect(io.out()).toBe('100%|####|\n\\u{1B}[2Kfake: job SUCCEEDED\nred and \\u{1B}]0;title\\u{7}\n');
+  });
+
+  it('into a pipe or file, keeps the bytes the job wrote', async () => {
+    const io = memoryIO({ tty: false });
+    await main(
+      ['log', 'local_cwd://torchx/bar-1/trainer/0'],
+      terminalIO({ ...io, env: { TXS_ENDPOINT: api.url } }),
+    );
+    expect(io.out()).toBe(`${lines.join('\n')}\n`);
   });
 });
 

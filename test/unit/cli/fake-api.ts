@@ -30,6 +30,8 @@ export interface FakeAppScript {
   hiddenReads?: number;
   /** `warnings` of the run or dry-run response. */
   warnings?: string[];
+  /** Every replica's `structuredErrorMsg` once the app is FAILED. */
+  errorDocument?: string;
 }
 
 interface FakeApp {
@@ -48,11 +50,14 @@ interface FakeApp {
   cancelRequestedAt?: string;
   reason?: string;
   hiddenReads: number;
+  errorDocument?: string;
 }
 
 export interface FakeApi {
   url: string;
   requests: RecordedRequest[];
+  /** See {@link StubServer.ownSocketEnv}. */
+  ownSocketEnv: StubServer['ownSocketEnv'];
   apps: Map<string, FakeApp>;
   /** What the next POST /v1/apps creates. */
   nextRun: FakeAppScript;
@@ -160,7 +165,7 @@ function appJson(app: FakeApp) {
           state,
           role: r.name,
           hostname: 'localhost',
-          structuredErrorMsg: '<NONE>',
+          structuredErrorMsg: state === 'FAILED' ? (app.errorDocument ?? '<NONE>') : '<NONE>',
         })),
       })),
     },
@@ -201,7 +206,7 @@ function advance(app: FakeApp): void {
 export async function startFakeApi(): Promise<FakeApi> {
   const apps = new Map<string, FakeApp>();
   let counter = 0;
-  const api: Omit<FakeApi, 'url' | 'requests' | 'close'> & { nextRun: FakeAppScript } = {
+  const api: Omit<FakeApi, 'url' | 'requests' | 'ownSocketEnv' | 'close'> & { nextRun: FakeAppScript } = {
     apps,
     nextRun: {},
     addApp(handle, script, createdAt = T0) {
@@ -224,6 +229,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         cfg: {},
         hiddenReads: script.hiddenReads ?? 0,
         ...(script.reason === undefined ? {} : { reason: script.reason }),
+        ...(script.errorDocument === undefined ? {} : { errorDocument: script.errorDocument }),
       };
       apps.set(handle, app);
       return app;
@@ -378,5 +384,10 @@ export async function startFakeApi(): Promise<FakeApi> {
   };
 
   const server: StubServer = await startStubServer(handler);
-  return Object.assign(api, { url: server.url, requests: server.requests, close: server.close });
+  return Object.assign(api, {
+    url: server.url,
+    requests: server.requests,
+    ownSocketEnv: server.ownSocketEnv,
+    close: server.close,
+  });
 }

@@ -2,9 +2,12 @@
  * Test doubles for the CLI: an in-memory CliIO and a tiny node:http server standing in for the API.
  */
 import { once } from 'node:events';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { CliIO } from '../../../lib/cli/index.js';
 
 export interface MemoryIO extends CliIO {
@@ -109,6 +112,13 @@ export type StubHandler = (
 export interface StubServer {
   url: string;
   requests: RecordedRequest[];
+  /**
+   * The environment that makes `txs` find this server's own socket (as the local server's: `<port>.sock` in a
+   * private directory beside the token file), so it counts as the caller's own server.
+   */
+  ownSocketEnv: { TXS_LOCAL_TOKEN_FILE: string };
+  /** The paths of requests that came through the own socket. */
+  viaSocket: string[];
   close(): Promise<void>;
 }
 
@@ -118,7 +128,8 @@ export interface StubServer {
  */
 export async function startStubServer(handler: StubHandler): Promise<StubServer> {
   const requests: RecordedRequest[] = [];
-  const server: Server = createServer((req, res) => {
+  const viaSocket: string[] = [];
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
@@ -143,18 +154,32 @@ export async function startStubServer(handler: StubHandler): Promise<StubServer>
       });
       res.end(text);
     });
-  });
+  };
+  const server: Server = createServer(listener);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
+  const dir = mkdtempSync(join(tmpdir(), 'txs-stub-'));
+  const socket: Server = createServer((req, res) => {
+    viaSocket.push(req.url ?? '');
+    listener(req, res);
+  });
+  socket.listen(join(dir, `${port}.sock`));
+  await once(socket, 'listening');
+  const closeServer = (s: Server) =>
+    new Promise<void>((resolve) => {
+      s.closeAllConnections();
+      s.close(() => resolve());
+    });
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    ownSocketEnv: { TXS_LOCAL_TOKEN_FILE: join(dir, `${port}.token`) },
+    viaSocket,
+    close: async () => {
+      await Promise.all([closeServer(server), closeServer(socket)]);
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }
 

@@ -4,9 +4,11 @@ import {
   escapeControls,
   escapeStrict,
   escapeTerminalText,
+  logLineForTerminal,
   TERMINAL_CONTROLS,
   terminalIO,
 } from '../../../lib/cli/terminal-text.js';
+import { displayText } from '../../../lib/specs/names.js';
 import { memoryIO } from './helpers.js';
 
 const { green, reset, clearLine } = TERMINAL_CONTROLS;
@@ -68,5 +70,30 @@ describe('terminalIO', () => {
       expect(err.join('')).toBe('a\\u{1B}[2J\\u{202E}b\n');
       expect(out.join('')).toBe(stdoutIsTTY ? 'a\\u{1B}[2J\u202Eb\n' : hostile);
     }
+  });
+});
+
+describe('displayText (every formatter, before the CLI adds its own controls)', () => {
+  it("escapes a job's copy of the CLI's own line clearing and colours, which the stream layer cannot tell apart", () => {
+    const forged = `${clearLine}${green}fake: job SUCCEEDED${reset}`;
+    expect(displayText(forged)).toBe('\\u{D}\\u{1B}[2K\\u{1B}[32mfake: job SUCCEEDED\\u{1B}[0m');
+    expect(escapeTerminalText(displayText(forged), 'strict')).toBe(displayText(forged));
+  });
+
+  it('keeps newlines and tabs of a block, and escapes them in a line', () => {
+    expect(displayText('Traceback:\n\tx\r', 'block')).toBe('Traceback:\n\tx\\u{D}');
+    expect(displayText('a\nb\tc')).toBe('a\\u{A}b\\u{9}c');
+  });
+});
+
+describe('logLineForTerminal (txs log on a terminal)', () => {
+  it.each([
+    ['a progress bar', ' 10%|#  |\r 50%|## |\r100%|###|\r', '100%|###|'],
+    ['colours', '\u001b[1;31merror\u001b[0m \u009b32mok\u009bm', 'error ok'],
+    ['a forged status line', '\r\u001b[2Kfake: job SUCCEEDED', '\\u{1B}[2Kfake: job SUCCEEDED'],
+    ['cursor movement and OSC', '\u001b[1A\u001b]52;c;eA==\u0007x', '\\u{1B}[1A\\u{1B}]52;c;eA==\\u{7}x'],
+    ['right-to-left text and emoji', 'שלום 👩\u200D💻', 'שלום 👩\u200D💻'],
+  ])('shows %s as a terminal would, obeying nothing', (_what, line, shown) => {
+    expect(logLineForTerminal(line)).toBe(shown);
   });
 });

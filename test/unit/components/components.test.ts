@@ -4,6 +4,7 @@ import {
   componentNames,
   DEFAULT_IMAGE,
   describeComponents,
+  MAX_PROCS_PER_NODE,
   materializeComponent,
   parseMounts,
   parseNnodes,
@@ -11,7 +12,7 @@ import {
   shellQuote,
   UnknownComponentError,
 } from '../../../lib/components/index.js';
-import { applyMacros, EFA_DEVICE, ValidationError } from '../../../lib/specs/index.js';
+import { applyMacros, EFA_DEVICE, MAX_REPLICAS, ValidationError } from '../../../lib/specs/index.js';
 
 describe('dist.ddp', () => {
   it('builds the torchrun command for -j 2x8 with script args after --', () => {
@@ -368,4 +369,58 @@ describe('helpers', () => {
     );
     expect(() => parseMounts(['type=bind,src=/a,dest=/b'])).toThrow(/unknown mount option 'dest'/);
   });
+});
+
+describe('replica bounds of components', () => {
+  function errorOf(fn: () => unknown): ValidationError {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof ValidationError) return e;
+      throw e;
+    }
+    throw new Error('expected a ValidationError');
+  }
+
+  it.each([
+    ['1000000x1', 'the node count must be from 1 to 10000'],
+    ['1:1000000x1', 'the node count must be from 1 to 10000'],
+    ['0x8', 'the node count must be from 1 to 10000'],
+    ['99999999999999999999x1', 'the node count must be from 1 to 10000'],
+    ['4:2x8', 'the minimum node count must not exceed the maximum'],
+    ['2x100000', `the processes per node must be from 1 to ${MAX_PROCS_PER_NODE}`],
+    ['0', `the processes per node must be from 1 to ${MAX_PROCS_PER_NODE}`],
+  ])('dist.ddp refuses -j %s, naming -j', (j, problem) => {
+    const error = errorOf(() => materializeComponent('dist.ddp', ['-j', j, '--script', 'train.py']));
+    expect(error.issues).toEqual([{ path: 'args.j', message: expect.stringContaining(problem) }]);
+    expect(error.issues[0]?.message).toContain(`-j ${j}`);
+  });
+
+  it('dist.spmd refuses a -j whose node count is past the cap', () => {
+    const error = errorOf(() => materializeComponent('dist.spmd', ['-j', '20000', '--script', 't.py']));
+    expect(error.issues[0]?.path).toBe('args.j');
+  });
+
+  it(`accepts exactly ${MAX_REPLICAS} nodes`, () => {
+    const app = materializeComponent('dist.ddp', ['-j', `${MAX_REPLICAS}x1`, '--script', 'train.py']);
+    expect(app.roles[0]?.numReplicas).toBe(MAX_REPLICAS);
+  });
+
+  it.each(['utils.echo', 'utils.sh', 'utils.python', 'utils.binary'])(
+    '%s refuses --num_replicas past the cap, naming it',
+    (component) => {
+      const base: Record<string, string[]> = {
+        'utils.echo': [],
+        'utils.sh': ['--', 'true'],
+        'utils.python': ['-c', 'pass'],
+        'utils.binary': ['--entrypoint', 'true'],
+      };
+      const tail = base[component] ?? [];
+      for (const value of [String(MAX_REPLICAS + 1), '0', '99999999999999999999']) {
+        const error = errorOf(() => materializeComponent(component, ['--num_replicas', value, ...tail]));
+        expect(error).toBeInstanceOf(ComponentArgumentError);
+        expect(error.issues[0]?.message).toMatch(/^--num_replicas: /);
+      }
+    },
+  );
 });

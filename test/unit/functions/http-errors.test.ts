@@ -2,6 +2,7 @@ import { createError } from '@middy/util';
 import { describe, expect, it } from 'vitest';
 import {
   errorResponse,
+  HTTP_ERRORS,
   HttpRequestError,
   STATUS_BY_CODE,
   statusForCode,
@@ -25,6 +26,7 @@ describe('errorResponse', () => {
         code: 'ValidationFailed',
         message: 'cfg.queue: is required',
         requestId: 'req-1',
+        retryable: false,
         details: [{ path: 'cfg.queue', message: 'is required' }],
       },
     });
@@ -40,10 +42,32 @@ describe('errorResponse', () => {
   });
 
   it('asks for a retry on throttling but not on a missing AWS configuration', () => {
-    expect(errorResponse(new BackendError('throttled', true), 'r').headers['retry-after']).toBe('5');
-    expect(
-      errorResponse(new BackendNotConfiguredError('no region'), 'r').headers['retry-after'],
-    ).toBeUndefined();
+    const throttled = errorResponse(new BackendError('throttled', true), 'r');
+    expect(throttled.headers['retry-after']).toBe('5');
+    expect(JSON.parse(throttled.body).error.retryable).toBe(true);
+    const unconfigured = errorResponse(new BackendNotConfiguredError('no region'), 'r');
+    expect(unconfigured.headers['retry-after']).toBeUndefined();
+    expect(JSON.parse(unconfigured.body).error.retryable).toBe(false);
+  });
+
+  it('marks a backend error not retryable when the error itself knows retrying cannot help', () => {
+    const rejected = errorResponse(new BackendError('rejected by AWS', false), 'r');
+    expect(rejected.statusCode).toBe(503);
+    expect(rejected.headers['retry-after']).toBeUndefined();
+    expect(JSON.parse(rejected.body).error.retryable).toBe(false);
+  });
+
+  it('sends Retry-After exactly on the codes marked retryable, and retryable in every body', () => {
+    for (const [code, fact] of Object.entries(HTTP_ERRORS)) {
+      const error = new HttpRequestError(code as keyof typeof HTTP_ERRORS, 'm');
+      const response = errorResponse(error, 'r');
+      expect(response.statusCode, code).toBe(fact.status);
+      expect(JSON.parse(response.body).error.retryable, code).toBe(fact.retryable);
+      expect(response.headers['retry-after'] !== undefined, code).toBe(fact.retryable);
+    }
+    expect(HTTP_ERRORS.BackendNotConfigured.retryable).toBe(false);
+    expect(HTTP_ERRORS.BackendAccessDenied.retryable).toBe(false);
+    expect(HTTP_ERRORS.BackendError.retryable).toBe(true);
   });
 
   it('turns middy body-parser errors into InvalidJson and UnsupportedMediaType', () => {
@@ -70,6 +94,7 @@ describe('errorResponse', () => {
       code: 'InternalError',
       message: 'Internal error (request id req-9)',
       requestId: 'req-9',
+      retryable: false,
     });
   });
 
@@ -97,6 +122,7 @@ describe('errorResponse', () => {
       code: 'StoreError',
       message: 'The app record store failed this request (request id req-7)',
       requestId: 'req-7',
+      retryable: false,
     });
   });
 

@@ -1,7 +1,12 @@
 import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cudaVisibleDevices, joinPath, type LocalCwdOpts } from '../../../lib/schedulers/local-cwd/index.js';
+import {
+  cudaVisibleDevices,
+  joinPath,
+  type LocalCwdOpts,
+  MAX_PLANNED_COMMAND_BYTES,
+} from '../../../lib/schedulers/local-cwd/index.js';
 import {
   InvalidRunConfigError,
   makeAppDef,
@@ -239,6 +244,18 @@ describe('LocalCwdScheduler.validate', () => {
     const app = appOf('missing', { entrypoint: 'definitely-not-a-command-xyz' });
     expect(issuePath(() => h.scheduler.validate(app))).toBe('app.roles.0.entrypoint');
     expect(() => h.scheduler.validate(app)).toThrow(/was not found on PATH \(\/usr\/local\/bin/);
+  });
+
+  it('refuses replicas whose copies of args and env would pass MAX_PLANNED_COMMAND_BYTES, before planning them', () => {
+    const arg = `\${replica_id}${'x'.repeat(10_000)}`;
+    const big = appOf('big', { entrypoint: 'true', args: [arg], numReplicas: 10_000 });
+    expect(issuePath(() => h.scheduler.validatedDryrun(big, {}))).toBe('app.roles.0.numReplicas');
+    expect(() => h.scheduler.validate(big)).toThrow(
+      /each get their own copy of its args and env, 64 MiB at most/,
+    );
+    const small = appOf('small', { entrypoint: 'true', args: ['${replica_id}'], numReplicas: 10_000 });
+    expect(() => h.scheduler.validate(small)).not.toThrow();
+    expect(MAX_PLANNED_COMMAND_BYTES).toBe(64 * 1024 * 1024);
   });
 
   it('rejects a missing entrypoint', () => {

@@ -11,6 +11,7 @@ import {
   NEVER_STARTED_REASON,
   processRef,
   ReplicaLogTailer,
+  readExitCode,
   writeAppRecord,
 } from '../../../lib/schedulers/local-cwd/index.js';
 import { type Harness, isAlive, makeHarness, shApp } from './helpers.js';
@@ -59,8 +60,9 @@ async function crashAfterSubmitting(h: Harness, apps: Array<[string, string]>): 
   return JSON.parse(line) as string[];
 }
 
-function exitCodeWritten(h: Harness, appId: string): boolean {
-  return existsSync(path.join(h.dataDir, appId, 'worker', '0', EXIT_CODE_FILE));
+async function exitCodeWritten(h: Harness, appId: string): Promise<boolean> {
+  const stdout = path.join(h.dataDir, appId, 'worker', '0', 'stdout.log');
+  return (await readExitCode({ stdout })) !== undefined;
 }
 
 describe('LocalCwdScheduler after its local server crashed (kill -9)', () => {
@@ -88,7 +90,10 @@ describe('LocalCwdScheduler after its local server crashed (kill -9)', () => {
     const silentPid = (await recordOf(h, silent)).replicas[0]?.process?.pid as number;
     // The server is dead; let two apps end and the printer write on (it has no pipe to a dead server).
     await writeFile(outage, '');
-    await until(() => exitCodeWritten(h, ok) && exitCodeWritten(h, bad), 'the short apps to exit');
+    await until(
+      async () => (await exitCodeWritten(h, ok)) && (await exitCodeWritten(h, bad)),
+      'the short apps to exit',
+    );
     const restarted = h.restart();
     expect((await restarted.recover()).sort()).toEqual([ok, bad, chatty, silent].sort());
 

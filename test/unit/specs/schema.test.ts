@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   escapeUnsafeCharacters,
   INSTANCE_TYPE_CAPABILITY,
+  MAX_REPLICAS,
   parseAppDef,
   parseCfg,
   parseRunRequest,
@@ -254,5 +255,52 @@ describe('parseAppDef string hygiene and precise resource errors', () => {
       parseAppDef({ name: 'x', roles: [{ ...minimalRole, args: ['-c', 'print(1)\nprint(2)'] }] }).roles[0]
         ?.args[1],
     ).toBe('print(1)\nprint(2)');
+  });
+});
+
+describe('numbers in a request', () => {
+  const role = (extra: Record<string, unknown>) => ({ ...minimalRole, ...extra });
+  const request = (app: Record<string, unknown>, cfg: Record<string, unknown> = {}) => ({
+    scheduler: 'local_cwd',
+    cfg,
+    app: { name: 'n', roles: [app] },
+  });
+
+  it.each([
+    ['an unknown cfg key', request(minimalRole, { surprise: 1e300 }), 'cfg.surprise'],
+    ['a tiny cfg value', request(minimalRole, { surprise: -1e-300 }), 'cfg.surprise'],
+    [
+      'nested role metadata',
+      request(role({ metadata: { a: { b: [1, 1e-300] } } })),
+      'app.roles.0.metadata.a.b.1',
+    ],
+    [
+      'resource cpu',
+      request(role({ resource: { cpu: 1e300, gpu: 0, memMB: 1 } })),
+      'app.roles.0.resource.cpu',
+    ],
+    [
+      'a capability',
+      request(role({ resource: { cpu: 1, gpu: 0, memMB: 1, capabilities: { x: 1e-131 } } })),
+      'app.roles.0.resource.capabilities.x',
+    ],
+  ])('refuses a number DynamoDB cannot hold in %s, naming the field', (_where, body, path) => {
+    const issues = issuesOf(() => parseRunRequest(body));
+    expect(issues).toEqual([{ path, message: expect.stringMatching(/^must be 0 or a number of magnitude/) }]);
+    expect(issues[0]?.message).toContain('as a string');
+  });
+
+  it('keeps 0, fractions and the edges of the range', () => {
+    const parsed = parseRunRequest(
+      request(role({ metadata: { z: 0, f: 0.25, lo: 1e-130, hi: 9.99e125, n: -3 } }), { k: 1e125 }),
+    );
+    expect(parsed.cfg.k).toBe(1e125);
+    expect(parsed.app?.roles[0]?.metadata).toEqual({ z: 0, f: 0.25, lo: 1e-130, hi: 9.99e125, n: -3 });
+  });
+
+  it('refuses more replicas than MAX_REPLICAS', () => {
+    expect(issuesOf(() => parseRunRequest(request(role({ numReplicas: MAX_REPLICAS + 1 }))))).toEqual([
+      { path: 'app.roles.0.numReplicas', message: expect.stringContaining(String(MAX_REPLICAS)) },
+    ]);
   });
 });

@@ -50,6 +50,19 @@ describe('stuckHint (the dashboard’s stuck-job hint)', () => {
     expect(hint?.reason).toContain('MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT');
   });
 
+  it('reads the state reason first: a Kubernetes pod without a GPU node is a capacity problem', () => {
+    const pending = app('kubernetes', 'PENDING', '');
+    pending.status.stateReason = {
+      text: '0/3 nodes are available: 3 Insufficient nvidia.com/gpu.',
+      code: 'Unschedulable',
+      since: '2026-11-23T20:00:00.000Z',
+      source: 'kubernetes',
+    };
+    const hint = stuckHint(pending);
+    expect(hint?.reason).toBe('0/3 nodes are available: 3 Insufficient nvidia.com/gpu.');
+    expect(hint?.say).toMatch(/capacity/);
+  });
+
   it('names capacity and quota problems', () => {
     expect(stuckHint(app('aws_sagemaker', 'PENDING', 'ResourceLimitExceeded: quota'))?.say).toMatch(
       /capacity/,

@@ -1,0 +1,138 @@
+/**
+ * `npm run bench:wait`: wall time of waiting for a job that ends at once, `txs run --wait utils.echo`
+ * against the local server (started in this process) beside TorchX's own
+ * `torchx run -s local_cwd --wait utils.echo` (the newest TorchX, from ../shared/vendor; see its README),
+ * and `txs run utils.echo` (no wait) for the cost of submitting alone. Commands run alternately, one of each
+ * per round, so load changes hit all of them alike. Also counts the status requests one `txs run --wait`
+ * makes, and whether the server held them (`Long-Polled: true`).
+ *
+ * `txs` is the prebuilt CLI when dist/cli/main.js exists (`npm run build`), else the sources through tsx
+ * (slower to start; the result says which). Prints medians and writes bench/results/wait.json.
+ * Usage: `npm run bench:wait [-- --rounds=10]`.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, round } from './lib/stats.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
+const VENDOR =
+  process.env.TXS_VENDOR_DIR ??
+  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
+  join(ROOT, '../shared/vendor');
+const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 10);
+const PREBUILT = existsSync(join(ROOT, 'dist/cli/main.js'));
+
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+const work = mkdtempSync(join(tmpdir(), 'txs-bench-wait-'));
+const { startLocalServer } = await import('../lib/local/server.js');
+const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, reconcileEveryMs: 0 });
+
+// A counting pass-through in front of the server: the status requests of one `txs run --wait`.
+let statusRequests = 0;
+let heldRequests = 0;
+const target = new URL(server.url);
+const proxy = createServer((req, res) => {
+  const isStatus = req.method === 'GET' && /^\/v1\/apps\/[^/]+\/[^/?]+(\?|$)/.test(req.url ?? '');
+  if (isStatus) statusRequests++;
+  const forward = request(
+    {
+      host: target.hostname,
+      port: target.port,
+      path: req.url,
+      method: req.method,
+      headers: { ...req.headers, host: target.host },
+    },
+    (answer) => {
+      if (isStatus && answer.headers['long-polled'] === 'true') heldRequests++;
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    },
+  );
+  req.pipe(forward);
+});
+await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
+const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+
+const txsEnv = {
+  ...process.env,
+  ...(PREBUILT ? { TXS_PREBUILT: '1' } : {}),
+  TXS_ENDPOINT: proxyUrl,
+  TXS_CONFIG: '/dev/null',
+};
+const torchxEnv = {
+  ...process.env,
+  PYTHONPATH: `${join(VENDOR, 'torchx')}:${join(VENDOR, 'docstring_parser')}`,
+  PYTHONWARNINGS: 'ignore',
+};
+const txs = [process.execPath, [join(ROOT, 'bin/txs.js')]] as const;
+const ECHO = ['utils.echo', '--msg', 'hi'];
+
+const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.ProcessEnv }> = {
+  'txs run utils.echo (no wait)': { file: txs[0], args: [...txs[1], 'run', ...ECHO], env: txsEnv },
+  'txs run --wait utils.echo': { file: txs[0], args: [...txs[1], 'run', '--wait', ...ECHO], env: txsEnv },
+  'torchx run -s local_cwd --wait utils.echo': {
+    file: '/usr/bin/python3',
+    args: ['-m', 'torchx.cli.main', 'run', '-s', 'local_cwd', '--wait', ...ECHO],
+    env: torchxEnv,
+  },
+};
+
+function time(name: string): Promise<number> {
+  const { file, args, env } = COMMANDS[name] ?? { file: '', args: [], env: {} };
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { env, cwd: work, maxBuffer: 1 << 24 }, (error) => {
+      if (error) reject(new Error(`${name} failed: ${error.message}`));
+      else resolve(performance.now() - started);
+    });
+  });
+}
+
+// One warm-up run of each (module caches, the server's first requests), which also counts the requests.
+for (const name of Object.keys(COMMANDS)) {
+  statusRequests = 0;
+  heldRequests = 0;
+  await time(name);
+}
+statusRequests = 0;
+heldRequests = 0;
+await time('txs run --wait utils.echo');
+const perWait = { statusRequests, heldByServer: heldRequests };
+
+const samples: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, []]));
+for (let r = 0; r < ROUNDS; r++) {
+  for (const name of Object.keys(COMMANDS)) samples[name]?.push(await time(name));
+  process.stderr.write(`\rround ${r + 1}/${ROUNDS}`);
+}
+process.stderr.write('\n');
+proxy.close();
+await server.close();
+rmSync(work, { recursive: true, force: true });
+
+const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
+const result = {
+  generatedAt: new Date().toISOString(),
+  rounds: ROUNDS,
+  txs: PREBUILT ? 'prebuilt dist/cli/main.js' : 'sources through tsx (no dist/: run `npm run build` first)',
+  medianMs: medians,
+  waitOverhead: {
+    /** What --wait adds to a plain run: the status requests until the app's end is seen. */
+    txsMs: (medians['txs run --wait utils.echo'] ?? 0) - (medians['txs run utils.echo (no wait)'] ?? 0),
+  },
+  waitOverTorchx: round(
+    (medians['txs run --wait utils.echo'] ?? 0) / (medians['torchx run -s local_cwd --wait utils.echo'] ?? 1),
+    2,
+  ),
+  statusRequestsPerTxsRunWait: perWait,
+};
+console.table(medians);
+console.log(JSON.stringify(result, null, 2));
+writeFileSync(join(ROOT, 'bench/results/wait.json'), `${JSON.stringify(result, null, 2)}\n`);
