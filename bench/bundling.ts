@@ -70,10 +70,17 @@ function moduleFiles(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** Builds every function bundle into `outDir/<name>/` with the stack's options, plus `options`. */
-export async function buildBundles(outDir: string, options: BuildOptions = {}): Promise<BuiltBundle[]> {
+/**
+ * Builds every function bundle (or each of `entries`) into `outDir/<name>/` with the stack's options, plus
+ * `options`.
+ */
+export async function buildBundles(
+  outDir: string,
+  options: BuildOptions = {},
+  entries: FunctionEntry[] = FUNCTION_ENTRIES,
+): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
-  for (const fn of FUNCTION_ENTRIES) {
+  for (const fn of entries) {
     const dir = join(outDir, fn.name);
     mkdirSync(dir, { recursive: true });
     const result = await build({ ...lambdaBuildOptions(ROOT, fn.entry, dir), ...options, metafile: true });

@@ -2,12 +2,14 @@
  * Cold init of every function bundle: a fresh `node` (as the stack runs it: no `--enable-source-maps`) that
  * (a) imports the bundle, and (b) imports it and invokes its handler once, which builds
  * the clients and the Runner the route needs and sends the first request to a loopback stub; minus a bare
- * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median.
+ * `node -e 0`. Runs alternate (bare, import, invoke, next bundle, …) and each figure is a median. With
+ * `floor`, each function's SDK floor (bench/lib/sdk-floor.ts: just its SDK clients, sending the requests its
+ * first invocation sent) is built and measured in the same rounds.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { BuildOptions } from 'esbuild';
 import { type AppRecord, makeAppDef, makeAppHandle } from '../lib/specs/index.js';
@@ -15,6 +17,7 @@ import { appItem } from '../lib/store/app-items.js';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
 import { type BuiltBundle, buildBundles, FUNCTION_ENTRIES, ROOT, readBundles } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
+import { writeFloorSources } from './lib/sdk-floor.js';
 import { median, msSince, progress, round } from './lib/stats.js';
 import { startXrayDaemonStub } from './lib/xray-daemon-stub.js';
 
@@ -22,9 +25,8 @@ import { startXrayDaemonStub } from './lib/xray-daemon-stub.js';
 export const SAMPLED_TRACE_HEADER =
   'Root=1-6744a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1';
 
-/** Targets of issue 7. */
-export const COLD_INIT_TARGET_MS = 40;
-export const API_BUNDLE_TARGET_BYTES = 250 * 1024;
+/** The cold-start goal: a function's import + first invocation at most this much over its SDK floor (ms). */
+export const OVER_SDK_FLOOR_TARGET_MS = 20;
 
 const BODY = {
   scheduler: 'aws_batch',
@@ -220,6 +222,8 @@ export interface ColdInitReport {
   bundles: ColdInitResult[];
   /** The same figures for each variant, measured in the same alternating rounds. */
   variants: { name: string; bundles: ColdInitResult[] }[];
+  /** With `floor`: each function's SDK floor, measured in the same alternating rounds. */
+  floor?: ColdInitResult[];
 }
 
 /** One set of bundles under measurement: the stack's, or a variant's. */
@@ -232,8 +236,15 @@ interface MeasuredSet {
   firstTraces: Map<string, Record<string, number>>;
 }
 
-/** Builds the bundles and measures them (and each variant, alternately in the same rounds). */
-export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Promise<ColdInitReport> {
+/**
+ * Builds the bundles and measures them (and each variant, and with `floor` each function's SDK floor,
+ * alternately in the same rounds).
+ */
+export async function coldInit(
+  runs = 11,
+  variants: ColdInitVariant[] = [],
+  options: { floor?: boolean } = {},
+): Promise<ColdInitReport> {
   progress('building bundles with the stack options');
   const outDir = join(tmpdir(), `txs-bench-bundles-${process.pid}`);
   const measured: MeasuredSet[] = [];
@@ -281,7 +292,7 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
   // First an inventory run of each (untimed: which files the import and the first invocation load, which
   // requests it sends; its first invocation must succeed: the stub answers every request, so a failure here
   // is a broken probe, not a figure), which also warms the file cache; then alternating measured rounds.
-  for (const set of measured) {
+  const takeInventory = async (set: MeasuredSet) => {
     for (const b of set.bundles) {
       stub.calls.clear();
       daemon.documents.length = 0;
@@ -306,6 +317,36 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
         [...files].reduce((sum, f) => sum + statSync(f).size, 0),
       );
     }
+  };
+  for (const set of measured) await takeInventory(set);
+  let floorSet: MeasuredSet | undefined;
+  const stackSet = measured[0];
+  if (options.floor && stackSet !== undefined) {
+    progress("building each function's SDK floor from the requests its first invocation sent");
+    const sources = writeFloorSources(join(ROOT, 'cdk.out', 'sdk-floor'), stackSet.firstCalls);
+    const entries = stackSet.bundles.map((b) => ({
+      name: b.name,
+      kind: b.kind,
+      entry: relative(ROOT, sources.get(b.name) ?? ''),
+    }));
+    const bundles = await buildBundles(join(outDir, 'floor'), {}, entries);
+    floorSet = {
+      bundles,
+      flags: [],
+      samples: new Map(bundles.map((b) => [b.name, { import: [], invoke: [] }])),
+      loaded: new Map(),
+      firstCalls: new Map(),
+      firstTraces: new Map(),
+    };
+    await takeInventory(floorSet);
+    for (const b of bundles) {
+      const sorted = (calls: Record<string, number> | undefined) =>
+        JSON.stringify(Object.entries(calls ?? {}).sort());
+      const want = sorted(stackSet.firstCalls.get(b.name));
+      const got = sorted(floorSet.firstCalls.get(b.name));
+      if (want !== got) throw new Error(`cold init: ${b.name}'s floor sent ${got}, the function ${want}`);
+    }
+    measured.push(floorSet);
   }
   const bare: ProcessSample[] = [];
   const functions = FUNCTION_ENTRIES.length;
@@ -344,12 +385,13 @@ export async function coldInit(runs = 11, variants: ColdInitVariant[] = []): Pro
         firstTraces: set.firstTraces.get(b.name) ?? {},
       };
     });
-  const [stack, ...others] = measured;
+  const [stack, ...others] = measured.filter((set) => set !== floorSet);
   return {
     bareNodeMs: round(bareNodeMs),
     bareNodeCpuMs: round(bareNodeCpuMs),
     runs,
     bundles: stack === undefined ? [] : results(stack),
     variants: others.map((set, v) => ({ name: variants[v]?.name ?? `variant ${v}`, bundles: results(set) })),
+    ...(floorSet === undefined ? {} : { floor: results(floorSet) }),
   };
 }

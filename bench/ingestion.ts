@@ -4,6 +4,7 @@
  * concurrent deliveries (concurrent Lambda instances), with the DynamoDB reads and writes each event costs.
  * The same concurrency of bare GetItem calls gives dynalite's own ceiling on this machine.
  */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appPartitionKey } from '../lib/store/keys.js';
 import { batchLifecycle, type Envelope, T0 } from '../test/reliability/helpers/batch-events.js';
@@ -84,15 +85,17 @@ export async function stateChangeIngestion(env: FunctionsEnvironment, apps = 500
       else reads += n;
     }
     // The same events once more, DynamoDB answered in memory with the record each event expects.
-    const raw = await env.db.itemClient.call<{ Item?: Record<string, unknown> }>('GetItem', {
-      TableName: env.db.tableName,
-      Key: {
-        pk: {
-          S: appPartitionKey(makeAppHandle('aws_batch', 'torchx', `ml-gpu-queue:ingest-c${concurrency}-0`)),
+    const raw = await env.db.client.send(
+      new GetItemCommand({
+        TableName: env.db.tableName,
+        Key: {
+          pk: {
+            S: appPartitionKey(makeAppHandle('aws_batch', 'torchx', `ml-gpu-queue:ingest-c${concurrency}-0`)),
+          },
+          sk: { S: 'A' },
         },
-        sk: { S: 'A' },
-      },
-    });
+      }),
+    );
     const item: Record<string, unknown> = {
       ...raw.Item,
       state: { S: 'SUBMITTED' },

@@ -6,6 +6,7 @@
  * page (50 newest), the page after 10 pages (nextToken), and a filtered page (state=RUNNING), after one
  * untimed warm-up of each size, in alternating rounds (size after size) so no size pays the warm-up.
  */
+import { BatchWriteItemCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { AppRecord } from '../lib/specs/index.js';
 import { makeAppDef, makeAppHandle } from '../lib/specs/index.js';
@@ -93,13 +94,12 @@ export async function listScaling(
     await Promise.all(
       Array.from({ length: 4 }, async () => {
         while (next < batches.length) {
-          let items: unknown[] = (batches[next++] ?? []).map((item) => ({
+          let items: WriteRequest[] = (batches[next++] ?? []).map((item) => ({
             PutRequest: { Item: marshall(item, { removeUndefinedValues: true }) },
           }));
           while (items.length > 0) {
-            const out = await env.db.itemClient.call<{ UnprocessedItems?: Record<string, unknown[]> }>(
-              'BatchWriteItem',
-              { RequestItems: { [env.db.tableName]: items } },
+            const out = await env.db.client.send(
+              new BatchWriteItemCommand({ RequestItems: { [env.db.tableName]: items } }),
             );
             items = out.UnprocessedItems?.[env.db.tableName] ?? [];
           }

@@ -1,6 +1,8 @@
 /** dynalite in a child process, so the functions under test and the database do not share one thread. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import { ItemClient } from '../../lib/store/index.js';
 import { createTableInput } from '../../lib/store/table.js';
 import { type Dynalite, dynaliteClient } from '../../test/helpers/dynalite.js';
 import { ROOT } from '../bundling.js';
@@ -17,21 +19,23 @@ export async function startDynaliteProcess(): Promise<Dynalite> {
     );
   });
   const endpoint = `http://127.0.0.1:${port}`;
-  const itemClient = dynaliteClient(endpoint);
+  const client = dynaliteClient(endpoint);
   let counter = 0;
   const createTable = async (name?: string) => {
     counter += 1;
     const tableName = name ?? `txs-bench-${counter}`;
-    await itemClient.call('CreateTable', createTableInput(tableName));
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
     return tableName;
   };
   const tableName = await createTable();
   return {
     endpoint,
-    itemClient,
+    client,
+    itemClient: new ItemClient(client),
     tableName,
     createTable,
     close: async () => {
+      client.destroy();
       await new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
         child.kill('SIGTERM');

@@ -3,7 +3,8 @@
  * time (from a clone), `npm run build` prebuilds the package's bundles with, and `bench/` measures. Each
  * function is a directory: `index.mjs` (the handler) and `chunks/`, the modules it imports dynamically (the
  * SDK-free schedulers, the regex engine of a filtered log read, the Runner of a status refresh, the SDK's
- * rarely used parts), loaded only when a request needs them.
+ * rarely used parts), loaded only when a request needs them. The AWS SDK is bundled as published: no SDK
+ * module is replaced.
  *
  * @module
  */
@@ -16,30 +17,6 @@ import path from 'node:path';
  */
 export const ESM_REQUIRE_BANNER =
   "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
-
-/**
- * The credential provider of the bundles, relative to the project root: the role's credentials from the
- * environment, where Lambda always puts them. esbuild aliases `@aws-sdk/credential-provider-node` (the SDK's
- * default chain: SSO, INI files, processes, web identity, instance metadata and the STS/SSO clients they
- * need) to it, so no function carries or probes that chain. Local mode and tests run from the sources and
- * keep the default chain.
- */
-export const LAMBDA_CREDENTIALS_MODULE = 'functions/shared/lambda-credentials.ts';
-
-/**
- * The event streams of the bundles, relative to the project root: esbuild aliases `@smithy/core/event-streams`
- * to it, so no function carries the SDK's event-stream codec (and the CRC32 that loads `node:zlib`) that no
- * function uses; a streaming operation would fail with a clear error.
- */
-export const LAMBDA_EVENT_STREAMS_MODULE = 'functions/shared/lambda-event-streams.ts';
-
-/** The esbuild aliases of every bundle: SDK modules the functions replace (see the two modules above). */
-export function lambdaAliases(projectRoot: string): Record<string, string> {
-  return {
-    '@aws-sdk/credential-provider-node': path.join(projectRoot, LAMBDA_CREDENTIALS_MODULE),
-    '@smithy/core/event-streams': path.join(projectRoot, LAMBDA_EVENT_STREAMS_MODULE),
-  };
-}
 
 /**
  * The esbuild options every function is bundled with, apart from its entry point and output directory (see
@@ -73,7 +50,6 @@ export function lambdaBuildOptions(projectRoot: string, entry: string, outdir: s
     absWorkingDir: projectRoot,
     entryPoints: { index: path.join(projectRoot, entry) },
     outdir,
-    alias: lambdaAliases(projectRoot),
   };
 }
 

@@ -16,7 +16,9 @@
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SageMakerClient } from '@aws-sdk/client-sagemaker';
+import type { HttpHandler } from '@smithy/protocol-http';
 import type { localStateChangeEvent } from '../../lib/events/index.js';
 import { type OutboxStore, withLocalOutbox } from '../../lib/events/local-outbox.js';
 import {
@@ -26,7 +28,7 @@ import {
   type RecordChanges,
 } from '../../lib/runner/index.js';
 import { UnknownSchedulerError } from '../../lib/specs/index.js';
-import { DynamoAppRecordStore, ItemClient, type Transport } from '../../lib/store/index.js';
+import { DynamoAppRecordStore, newDynamoDbClient } from '../../lib/store/index.js';
 import { type FunctionConfig, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
@@ -42,8 +44,11 @@ export interface LocalModeHooks {
    * change after its write commits, retrying). The deployed stack publishes from the table's stream.
    */
   publisher?: AppStateChangePublisher;
-  /** How the record store's DynamoDB client sends its requests (local mode: to dynalite in process). */
-  dynamoDbTransport?: Transport;
+  /**
+   * The `requestHandler` of the record store's SDK DynamoDB client (local mode: dynalite in process; tests:
+   * a handler that injects faults).
+   */
+  dynamoDbRequestHandler?: HttpHandler;
   /**
    * Wraps the store the Runners use (local mode: its read-through record cache); `records` is the DynamoDB
    * store under it.
@@ -57,8 +62,8 @@ export interface LocalModeHooks {
   recordChanges?: RecordChanges;
 }
 
-/** Any AWS client the container creates (the store's DynamoDB client, or an AWS SDK client). */
-export type SdkClient = ItemClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
+/** Any AWS SDK client the container creates. */
+export type SdkClient = DynamoDBClient | BatchClient | SageMakerClient | CloudWatchLogsClient;
 
 /** Called with every SDK client the container creates, before its first use. */
 export type ClientHook = (client: SdkClient) => void;
@@ -134,21 +139,25 @@ export function sessionName(): string {
   return config().sessionName;
 }
 
+/**
+ * The SDK DynamoDB client for a DynamoDB at `endpoint` (local mode's dynalite, moto, DynamoDB Local): the
+ * environment's region (else `local`), placeholder credentials, and `requestHandler` when given.
+ */
+export function endpointDynamoDbClient(endpoint: string, requestHandler?: HttpHandler): DynamoDBClient {
+  return newDynamoDbClient({
+    endpoint,
+    region: process.env.AWS_REGION ?? 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    ...(requestHandler ? { requestHandler } : {}),
+  });
+}
+
 /** The app record store (DynamoDB), built on first use. */
 export function store(): DynamoAppRecordStore {
   if (builtStore) return builtStore;
   const { dynamoDbEndpoint: endpoint, tableName, retentionDays } = config();
   const client = created(
-    new ItemClient(
-      endpoint
-        ? {
-            endpoint,
-            region: process.env.AWS_REGION ?? 'local',
-            credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-            ...(hooks.dynamoDbTransport ? { transport: hooks.dynamoDbTransport } : {}),
-          }
-        : {},
-    ),
+    endpoint ? endpointDynamoDbClient(endpoint, hooks.dynamoDbRequestHandler) : newDynamoDbClient(),
   );
   builtStore = new DynamoAppRecordStore({ client, tableName, retentionDays });
   return builtStore;

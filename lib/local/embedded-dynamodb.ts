@@ -1,7 +1,8 @@
 /**
- * The local server's DynamoDB: dynalite in this process, reached without a socket. The store's client still
- * builds, signs and parses real DynamoDB API requests; {@link inProcessTransport} hands each one to dynalite's
- * HTTP request handler directly instead of over loopback TCP. Nothing listens on a port, so no other process
+ * The local server's DynamoDB: dynalite in this process, reached without a socket. The AWS SDK's DynamoDB
+ * client still builds, signs and parses real DynamoDB API requests; {@link InProcessRequestHandler}, plugged in
+ * as the client's `requestHandler`, hands each one to dynalite's HTTP request handler directly instead of over
+ * loopback TCP. Nothing listens on a port, so no other process
  * (and no other user of the machine) can read or write the records, and every write passes through one
  * place that reports it ({@link WriteObserver}), which is what keeps the server's record cache coherent.
  *
@@ -11,8 +12,8 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import dynalite from 'dynalite';
-import type { Transport, WireResponse } from '../store/index.js';
 import { type GuardedLevel, LevelGuard } from './level-guard.js';
 
 /** An attribute map as the DynamoDB wire carries it (`{ pk: { S: 'APP#…' } }`). */
@@ -56,35 +57,52 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
   }
 }
 
+/** The UTF-8 text of a request body as the SDK serialized it (a string or bytes for DynamoDB's JSON protocol). */
+function bodyText(body: unknown): string {
+  if (body === undefined || body === null) return '';
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array)
+    return Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString();
+  throw new TypeError('the in-process DynamoDB handler takes a string or byte body, not a stream');
+}
+
 /**
- * A transport for the store's DynamoDB client that serves each request with dynalite's request handler in
- * this process, as dynalite would answer it over HTTP, without a socket.
+ * The AWS SDK `requestHandler` of a `DynamoDBClient` that serves each request with dynalite's request
+ * handler in this process, as dynalite would answer it over HTTP, without a socket. An error dynalite throws
+ * while handling a request reaches the caller.
  *
  * @example
  * ```ts
  * const db = startEmbeddedDynamoDb({ inMemory: true });
- * const client = new ItemClient({ endpoint: db.endpoint, transport: db.transport, region: 'local',
- *   credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+ * const client = new DynamoDBClient({ endpoint: db.endpoint, requestHandler: db.requestHandler,
+ *   region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
  * ```
  */
-export function inProcessTransport(
-  server: Server,
-  observe: WriteObserver | undefined,
-  guard?: LevelGuard,
-): Transport {
-  return async (request) => {
-    const { body } = request;
+export class InProcessRequestHandler implements HttpHandler {
+  constructor(
+    private readonly server: Server,
+    private readonly observe: WriteObserver | undefined,
+    private readonly guard?: LevelGuard,
+  ) {}
+
+  /**
+   * Sends `request` to dynalite and resolves with its answer; rejects with the guard's error for a write the
+   * database could not make (a full disk: see lib/local/level-guard.ts).
+   */
+  async handle(request: HttpRequest): Promise<{ response: HttpResponse }> {
+    const body = bodyText(request.body);
     const headers: Record<string, string> = { 'content-length': String(Buffer.byteLength(body)) };
     for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
     const operation = (headers['x-amz-target'] ?? '').split('.').pop() ?? '';
     const write = !READS.has(operation);
+    const { guard } = this;
     await guard?.admit(write);
-    const observed = write ? observe?.({ operation, key: writtenKey(operation, body) }) : undefined;
+    const observed = write ? this.observe?.({ operation, key: writtenKey(operation, body) }) : undefined;
     const settled = () => {
       observed?.();
       guard?.done();
     };
-    return new Promise<WireResponse>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/', headers });
       const responseHeaders: Record<string, string> = {};
       const res = {
@@ -94,21 +112,23 @@ export function inProcessTransport(
         },
         end(chunk?: string | Buffer) {
           settled();
-          const text = chunk === undefined ? '' : chunk.toString();
-          const failure = guard?.failureOf(res.statusCode, text);
+          const answer = chunk === undefined ? Buffer.alloc(0) : Buffer.from(chunk);
+          const failure = guard?.failureOf(res.statusCode, answer.toString());
           if (failure) {
             reject(failure);
             return;
           }
           resolve({
-            statusCode: res.statusCode,
-            headers: responseHeaders,
-            body: text,
+            response: new HttpResponse({
+              statusCode: res.statusCode,
+              headers: responseHeaders,
+              body: answer,
+            }),
           });
         },
       };
       try {
-        server.emit('request', req as unknown as IncomingMessage, res as unknown as ServerResponse);
+        this.server.emit('request', req as unknown as IncomingMessage, res as unknown as ServerResponse);
         if (body !== '') req.emit('data', Buffer.from(body, 'utf8'));
         req.emit('end');
       } catch (error) {
@@ -116,7 +136,15 @@ export function inProcessTransport(
         reject(error);
       }
     });
-  };
+  }
+
+  /** Nothing to configure: there is no connection. */
+  updateHttpClientConfig(): void {}
+
+  /** Nothing to configure: there is no connection. */
+  httpHandlerConfigs(): Record<string, never> {
+    return {};
+  }
 }
 
 /** Options of {@link startEmbeddedDynamoDb}. */
@@ -131,10 +159,13 @@ export interface EmbeddedDynamoDbOptions {
 
 /** A running embedded DynamoDB. */
 export interface EmbeddedDynamoDb {
-  /** The endpoint to give the store's client; only a name: requests go through {@link EmbeddedDynamoDb.transport}. */
+  /**
+   * The endpoint to give the SDK client; only a name: requests go through
+   * {@link EmbeddedDynamoDb.requestHandler}.
+   */
   endpoint: string;
-  /** The transport that reaches dynalite in process. */
-  transport: Transport;
+  /** The SDK client's `requestHandler` that reaches dynalite in process. */
+  requestHandler: InProcessRequestHandler;
   /** Waits for dynalite's pending operations and closes its database. */
   close(): Promise<void>;
 }
@@ -178,7 +209,7 @@ export function startEmbeddedDynamoDb(options: EmbeddedDynamoDbOptions): Embedde
   let closing: Promise<void> | undefined;
   return {
     endpoint: 'http://dynamodb.in-process',
-    transport: inProcessTransport(server, options.observeWrites, guard),
+    requestHandler: new InProcessRequestHandler(server, options.observeWrites, guard),
     close() {
       closing ??= new Promise<void>((resolve, reject) =>
         opened.db.close((error) => (error ? reject(error) : resolve())),

@@ -15,7 +15,7 @@ import { DiskFullError, isDiskFull } from '../specs/index.js';
 /** The `__type` of the answer dynalite sends for a write the database could not make. */
 const STORAGE_FAILURE_TYPE = 'com.amazonaws.dynamodb.v20120810#InternalServerError';
 
-/** Marks that answer as a full disk, for the transport ({@link LevelGuard.failureOf}). */
+/** Marks that answer as a full disk, for the in-process request handler ({@link LevelGuard.failureOf}). */
 const DISK_FULL_MESSAGE = 'local store: no space left on device';
 
 /** Free bytes the disk must have before a reopen is tried (LevelDB writes a table and a new log). */

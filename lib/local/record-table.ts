@@ -5,35 +5,26 @@
  *
  * @module
  */
-import { createTableInput, ItemClient, type Transport } from '../store/index.js';
-
-interface TableDescription {
-  Table?: { TableStatus?: string; GlobalSecondaryIndexes?: { IndexName?: string; IndexStatus?: string }[] };
-}
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  UpdateTableCommand,
+} from '@aws-sdk/client-dynamodb';
+import { createTableInput } from '../store/index.js';
 
 /** Seconds to wait for the table to become ACTIVE. */
 const ACTIVE_WITHIN_MS = 30_000;
 
 /**
- * Makes sure `tableName` exists at `endpoint` with every index, and is ACTIVE. `transport` reaches the
- * embedded dynalite in process.
+ * Makes sure `tableName` exists with every index, and is ACTIVE, through `client` (the same region and
+ * credentials the container's store uses: a DynamoDB that keeps tables per region, such as moto or DynamoDB
+ * Local, must see the table where the store looks for it).
  *
  * @throws Error when the table is not ACTIVE within 30 s, or DynamoDB's error when it cannot be created.
  */
-export async function ensureRecordTable(
-  tableName: string,
-  endpoint: string,
-  transport?: Transport,
-): Promise<void> {
-  // The same region and credentials the container's store uses (functions/shared/container.ts): a DynamoDB
-  // that keeps tables per region (moto, DynamoDB Local) must see the table where the store looks for it.
-  const client = new ItemClient({
-    endpoint,
-    region: process.env.AWS_REGION ?? 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    ...(transport ? { transport } : {}),
-  });
-  const describe = () => client.call<TableDescription>('DescribeTable', { TableName: tableName });
+export async function ensureRecordTable(tableName: string, client: DynamoDBClient): Promise<void> {
+  const describe = () => client.send(new DescribeTableCommand({ TableName: tableName }));
   const wanted = createTableInput(tableName);
   try {
     const { Table } = await describe();
@@ -41,15 +32,17 @@ export async function ensureRecordTable(
     const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
     for (const index of wanted.GlobalSecondaryIndexes ?? []) {
       if (present.has(index.IndexName)) continue;
-      await client.call('UpdateTable', {
-        TableName: tableName,
-        AttributeDefinitions: wanted.AttributeDefinitions,
-        GlobalSecondaryIndexUpdates: [{ Create: index }],
-      });
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: wanted.AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
+        }),
+      );
     }
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-    await client.call('CreateTable', wanted);
+    await client.send(new CreateTableCommand(wanted));
   }
   // dynalite serves a new or changed table once it is ACTIVE again (a timer later).
   const deadline = Date.now() + ACTIVE_WITHIN_MS;

@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
-import { configureLocalMode, runnerStore } from '../../functions/shared/container.js';
+import { configureLocalMode, endpointDynamoDbClient, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
 import { socketBesideToken } from '../cli/local-socket.js';
@@ -260,7 +260,7 @@ async function serve(
     : undefined;
   if (db !== undefined) undo.push(() => db.close());
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
-  await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.transport);
+  await ensureRecordTable(LOCAL_TABLE_NAME, endpointDynamoDbClient(dbEndpoint, db?.requestHandler));
 
   process.env[ENV.tableName] = LOCAL_TABLE_NAME;
   process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
@@ -292,7 +292,7 @@ async function serve(
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
   configureLocalMode({
-    ...(db ? { dynamoDbTransport: db.transport } : {}),
+    ...(db ? { dynamoDbRequestHandler: db.requestHandler } : {}),
     wrapRecordStore: (runnerStore, records) =>
       watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
     recordChanges: watch,

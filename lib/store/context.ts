@@ -6,17 +6,18 @@
  *
  * @module
  */
-import { type Item, ItemClient } from './dynamodb/client.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed, toStoreError } from './errors.js';
+import { type Item, type ItemClient, newDynamoDbClient } from './item-client.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
 
-export type { Item } from './dynamodb/client.js';
+export type { Item } from './item-client.js';
 
 /** The shared state of the store's parts. */
 export interface StoreContext {
   /** The app record table. */
   readonly tableName: string;
-  /** The DynamoDB client every call goes through. */
+  /** The item operations every call goes through (over the SDK's DynamoDB client). */
   readonly client: ItemClient;
   /** Seconds a terminal record is kept before TTL deletes it. */
   readonly retentionSeconds: number;
@@ -28,11 +29,11 @@ export interface StoreContext {
   readonly maxTransitionAttempts: number;
 }
 
-let sharedClient: ItemClient | undefined;
+let sharedClient: DynamoDBClient | undefined;
 
-/** The default DynamoDB client (region, endpoint and credentials from the environment), built once per process. */
-export function defaultItemClient(): ItemClient {
-  sharedClient ??= new ItemClient();
+/** The default SDK DynamoDB client (region, endpoint and credentials from the environment), built once per process. */
+export function defaultDynamoDbClient(): DynamoDBClient {
+  sharedClient ??= newDynamoDbClient();
   return sharedClient;
 }
 

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type {
   AppCounts,
   AppRecordStore,
@@ -18,9 +19,9 @@ import type {
   TransitionOutcome,
 } from '../runner/store.js';
 import type { AppHandle, AppRecord, AppStateTransition, FieldIssue, NewAppRecord } from '../specs/index.js';
-import { defaultItemClient, type StoreContext } from './context.js';
-import type { ItemClient } from './dynamodb/client.js';
+import { defaultDynamoDbClient, type StoreContext } from './context.js';
 import { IdempotencyKeys } from './idempotency.js';
+import { ItemClient } from './item-client.js';
 import { AppQueries } from './queries.js';
 import { AppRecords } from './records.js';
 import { requireText, throwIfIssues } from './validation.js';
@@ -44,10 +45,10 @@ export interface DynamoAppRecordStoreOptions {
   /** The app record table (created from `createTableInput`). */
   tableName: string;
   /**
-   * The DynamoDB client to use. Defaults to one shared client built on first use from the environment
-   * (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`; see {@link ItemClient}).
+   * The AWS SDK's DynamoDB client to use. Defaults to one shared client built on first use from the
+   * environment (region, credentials, `AWS_ENDPOINT_URL_DYNAMODB`; see `newDynamoDbClient`).
    */
-  client?: ItemClient;
+  client?: DynamoDBClient;
   /** Days a terminal record is kept before TTL deletes it (default {@link DEFAULT_RETENTION_DAYS}). */
   retentionDays?: number;
   /** Seconds an idempotency reservation is kept (default {@link DEFAULT_IDEMPOTENCY_TTL_SECONDS}). */
@@ -66,7 +67,7 @@ export interface DynamoAppRecordStoreOptions {
  *
  * @example
  * ```ts
- * const store = new DynamoAppRecordStore({ tableName: 'txs-apps', client: new ItemClient() });
+ * const store = new DynamoAppRecordStore({ tableName: 'txs-apps', client: new DynamoDBClient({}) });
  * const { created } = await store.create(newRecord);
  * await store.transition(newRecord.handle, { state: 'RUNNING', attempt: 0, eventTime: Date.now(), source: 'event' });
  * ```
@@ -97,7 +98,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
     this.tableName = options.tableName;
     const context: StoreContext = {
       tableName: options.tableName,
-      client: options.client ?? defaultItemClient(),
+      client: new ItemClient(options.client ?? defaultDynamoDbClient()),
       retentionSeconds: Math.round(retentionDays * 24 * 60 * 60),
       idempotencyTtlSeconds,
       now: options.now ?? Date.now,

@@ -62,63 +62,8 @@ export class IdempotencyReservationError extends StoreError {
   override readonly code = 'IdempotencyReservation';
 }
 
-/** Fields of a {@link DynamoDbServiceError}. */
-export interface DynamoDbServiceErrorFields {
-  /** DynamoDB's exception name (`ConditionalCheckFailedException`), or `TimeoutError` / a network error's. */
-  name: string;
-  message: string;
-  /** The response's HTTP status; undefined when none came. */
-  statusCode?: number;
-  requestId?: string | undefined;
-  /** DynamoDB throttled the request. */
-  throttling?: boolean;
-  /** The Node.js error code of a request that got no response (`ECONNRESET`, `ETIMEDOUT`, …). */
-  code?: string;
-  cause?: unknown;
-}
-
-/**
- * What DynamoDB answered instead of a result, or a request that got no answer, as the store's client
- * (lib/store/dynamodb) reports it. Its fields are the AWS SDK's (`name`, `$metadata`, `$fault`,
- * `$retryable`), so code written for SDK errors reads it unchanged. The store turns it into a
- * {@link StoreError} ({@link toStoreError}), except a failed condition, which the store handles itself.
- */
-export class DynamoDbServiceError extends Error {
-  override readonly name: string;
-  /** The HTTP status, DynamoDB's request id, and how many attempts and how long the retries took. */
-  readonly $metadata: {
-    httpStatusCode?: number;
-    requestId?: string;
-    attempts?: number;
-    totalRetryDelay?: number;
-  };
-  /** `server` for a 5xx or no response, else `client`. */
-  readonly $fault: 'client' | 'server';
-  /** Set for throttling, as the SDK marks it. */
-  readonly $retryable?: { throttling: boolean };
-  /** The Node.js error code of a request that got no response. */
-  readonly code?: string;
-
-  constructor(fields: DynamoDbServiceErrorFields) {
-    super(fields.message, fields.cause === undefined ? undefined : { cause: fields.cause });
-    this.name = fields.name;
-    this.$metadata = {
-      ...(fields.statusCode === undefined ? {} : { httpStatusCode: fields.statusCode }),
-      ...(fields.requestId === undefined ? {} : { requestId: fields.requestId }),
-    };
-    this.$fault = fields.statusCode === undefined || fields.statusCode >= 500 ? 'server' : 'client';
-    if (fields.throttling) this.$retryable = { throttling: true };
-    if (fields.code !== undefined) this.code = fields.code;
-  }
-}
-
-/** The store's DynamoDB client cannot be configured: the message names the setting to fix. */
-export class DynamoDbConfigError extends Error {
-  override readonly name = 'DynamoDbConfigError';
-}
-
-/** Error names AWS throttles with (the AWS SDK's list): retried with a longer back-off. */
-export const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
+/** Error names AWS throttles with (the AWS SDK's list). */
+const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
   'BandwidthLimitExceeded',
   'EC2ThrottledException',
   'LimitExceededException',
@@ -148,7 +93,7 @@ const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
 const TRANSIENT_STATUS_CODES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
 
 /** Node.js error codes of a request that got no response: the endpoint unreachable or the connection lost. */
-export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'EPIPE',
@@ -169,8 +114,8 @@ interface SdkErrorLike {
 
 /**
  * True when the same DynamoDB call may succeed if tried again: throttling, a transient error or status, or a
- * request that got no response. The store's client retries these (lib/store/dynamodb/client.ts), and
- * {@link toStoreError} reports them, once the retries are spent, as {@link StoreUnavailableError}.
+ * request that got no response. The SDK client retries these itself; {@link toStoreError} reports them, once
+ * the SDK's retries are spent, as {@link StoreUnavailableError}.
  */
 export function isTransientFailure(error: unknown): boolean {
   const failure = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;

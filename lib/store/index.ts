@@ -6,11 +6,8 @@
  */
 export * from './bounds.js';
 export * from './dynamo-app-record-store.js';
-export * from './dynamodb/client.js';
-export { resolveEndpoint, resolveRegion } from './dynamodb/endpoint.js';
-export type { AwsCredentials } from './dynamodb/signer.js';
-export * from './dynamodb/transport.js';
 export * from './errors.js';
+export * from './item-client.js';
 export * from './item-size.js';
 export { appPartitionKey } from './keys.js';
 export * from './table.js';

@@ -16,7 +16,7 @@ import {
 import { type AppRecord, type AppState, type FieldIssue, isAppState } from '../specs/index.js';
 import { indexKeyOf, recordOf } from './app-items.js';
 import { call, type Item, nowSeconds, type StoreContext } from './context.js';
-import type { QueryInput } from './dynamodb/client.js';
+import type { QueryInput } from './item-client.js';
 import {
   APP_SORT_KEY,
   appPartitionKey,

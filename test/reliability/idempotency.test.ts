@@ -3,6 +3,7 @@
  * (dynalite store, fake Batch): exactly one native submission and 100 identical handles.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itemCount } from '../helpers/dynalite.js';
 import { type FunctionsEnvironment, startFunctionsEnvironment } from './helpers/environment.js';
 import { invoke } from './helpers/lambda.js';
 
@@ -58,15 +59,6 @@ describe('POST /v1/apps with one Idempotency-Key, 100 times at once', () => {
 });
 
 describe('POST /v1/apps replaying the Idempotency-Key of a submission AWS refused', () => {
-  async function itemCount(): Promise<number> {
-    const { Count } = await env.db.itemClient.call<{ Count?: number }>('Scan', {
-      TableName: env.db.tableName,
-      Select: 'COUNT',
-      ConsistentRead: true,
-    });
-    return Count ?? 0;
-  }
-
   it('answers the same error again, submits nothing and writes no item', async () => {
     env.aws.refuse = { action: 'SubmitJob', message: 'jobQueue ml-gpu-queue is DISABLED' };
     try {
@@ -76,16 +68,16 @@ describe('POST /v1/apps replaying the Idempotency-Key of a submission AWS refuse
         body: { ...BODY, args: ['-j', '1x1', '--script', 'refused.py'] },
         headers: { 'Idempotency-Key': 'refused-2026-11-27' },
       };
-      const before = await itemCount();
+      const before = await itemCount(env.db.client, env.db.tableName);
       env.aws.takeCalls();
       const first = await invoke(env.api.Run, request);
       expect(env.aws.takeCalls()['Batch.SubmitJob']).toBe(1);
-      const afterFirst = await itemCount();
+      const afterFirst = await itemCount(env.db.client, env.db.tableName);
       expect(afterFirst).toBeGreaterThan(before); // the FAILED record and the completed reservation
 
       const second = await invoke(env.api.Run, request);
       expect(env.aws.takeCalls()['Batch.SubmitJob']).toBeUndefined();
-      expect(await itemCount()).toBe(afterFirst);
+      expect(await itemCount(env.db.client, env.db.tableName)).toBe(afterFirst);
       expect(second.statusCode).toBe(first.statusCode);
       expect(first.statusCode).toBeGreaterThanOrEqual(400);
       const { requestId: _a, ...firstError } = first.body.error as Record<string, unknown>;

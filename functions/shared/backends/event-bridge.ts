@@ -1,7 +1,6 @@
 /** The publisher function's PutEvents call: built once per cold start, on the first stream batch. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
 import type { PutEventsEntry, PutEventsResult } from '../../../lib/events/outbox.js';
-import { sdkClientConfig } from '../sdk-config.js';
 import { traceSdkCalls } from '../tracing.js';
 
 /**
@@ -9,6 +8,6 @@ import { traceSdkCalls } from '../tracing.js';
  * are X-Ray subsegments like every client's.
  */
 export function eventBridgePutEvents(): (entries: PutEventsEntry[]) => Promise<PutEventsResult> {
-  const client = traceSdkCalls(new EventBridgeClient(sdkClientConfig('EventBridge')));
+  const client = traceSdkCalls(new EventBridgeClient({}));
   return (entries) => client.send(new PutEventsCommand({ Entries: entries }));
 }

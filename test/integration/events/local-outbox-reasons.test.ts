@@ -24,7 +24,7 @@ const BLOCKED: StateReason = {
 describe('withLocalOutbox with state reasons', () => {
   it('publishes the reason with the state change, and a change of reason alone once', async () => {
     const tableName = await db.createTable();
-    const store = new DynamoAppRecordStore({ tableName, client: db.itemClient, now: () => T0 + 10_000 });
+    const store = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 + 10_000 });
     await store.create({
       handle: HANDLE,
       scheduler: 'aws_batch',

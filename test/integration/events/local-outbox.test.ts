@@ -20,7 +20,7 @@ const HANDLE = 'local_cwd://torchx/echo-x1';
 
 async function storeWithRecord() {
   const tableName = await db.createTable();
-  const store = new DynamoAppRecordStore({ tableName, client: db.itemClient, now: () => T0 });
+  const store = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 });
   await store.create({
     handle: HANDLE,
     scheduler: 'local_cwd',

@@ -38,7 +38,7 @@ beforeAll(async () => {
   process.env.TXS_STACK_NAME = 'TorchxServerless-test';
   batch.on(ListJobsCommand).resolves({ jobSummaryList: [] });
   batch.on(DescribeJobsCommand).resolves({ jobs: [] });
-  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.itemClient });
+  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
   for (const name of ['list', 'status', 'cancel', 'delete', 'run', 'dryrun']) {
     handlers[name] = ((await import(`../../../functions/api/${name}.ts`)) as { handler: Handler }).handler;
   }

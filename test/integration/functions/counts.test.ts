@@ -27,7 +27,7 @@ beforeAll(async () => {
   process.env.TXS_SCHEDULERS = 'aws_batch,aws_sagemaker';
   process.env.TXS_ADMIN_PRINCIPALS = `arn:aws:iam::${ACCOUNT}:role/admins/platform-admin`;
   process.env.TXS_STACK_NAME = 'TorchxServerless-test';
-  const store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.itemClient });
+  const store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
   const seed: Array<[owner: string, scheduler: string, session: string, state: AppState]> = [
     ['ml-team', 'aws_batch', 'torchx', 'RUNNING'],
     ['ml-team', 'aws_batch', 'torchx', 'RUNNING'],

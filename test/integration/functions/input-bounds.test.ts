@@ -3,6 +3,7 @@
  * replica counts past the cap are a 400 naming the field, and nothing is written to the table or submitted.
  * Real store (dynalite); Batch faked at the SDK wire.
  */
+
 import {
   BatchClient,
   DescribeJobDefinitionsCommand,
@@ -11,13 +12,13 @@ import {
   RegisterJobDefinitionCommand,
   SubmitJobCommand,
 } from '@aws-sdk/client-batch';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lambdaContext, proxyEvent } from '../../../lib/local/lambda-events.js';
 import { MAX_REPLICAS } from '../../../lib/specs/index.js';
-import { ItemClient } from '../../../lib/store/index.js';
-import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import { type Dynalite, itemCount, startDynalite } from '../../helpers/dynalite.js';
 
 const ALICE = 'arn:aws:sts::123456789012:assumed-role/ml-team/alice';
 type Handler = (event: APIGatewayProxyEvent, context: unknown) => Promise<APIGatewayProxyResult>;
@@ -33,10 +34,10 @@ beforeAll(async () => {
   process.env.TXS_DYNAMODB_ENDPOINT = db.endpoint;
   process.env.TXS_SCHEDULERS = 'aws_batch';
   process.env.TXS_STACK_NAME = 'TorchxServerless-test';
-  const call = ItemClient.prototype.call;
-  vi.spyOn(ItemClient.prototype, 'call').mockImplementation(function (this: ItemClient, operation, input) {
-    operations.push(operation);
-    return call.call(this, operation, input) as never;
+  const send = DynamoDBClient.prototype.send;
+  vi.spyOn(DynamoDBClient.prototype, 'send').mockImplementation(function (this: DynamoDBClient, ...args) {
+    operations.push(args[0].constructor.name.replace(/Command$/, ''));
+    return (send as (...a: unknown[]) => Promise<unknown>).apply(this, args) as never;
   });
   for (const name of ['run', 'dryrun']) {
     handlers[name] = ((await import(`../../../functions/api/${name}.ts`)) as { handler: Handler }).handler;
@@ -80,14 +81,6 @@ async function post(name: 'run' | 'dryrun', body: unknown) {
   };
 }
 
-async function itemCount(): Promise<number> {
-  const { Count } = await db.itemClient.call<{ Count?: number }>('Scan', {
-    TableName: db.tableName,
-    Select: 'COUNT',
-  });
-  return Count ?? 0;
-}
-
 const role = (extra: Record<string, unknown> = {}) => ({
   name: 'echo',
   image: 'alpine',
@@ -122,7 +115,7 @@ describe('POST /v1/apps with a number the app record cannot hold', () => {
     expect(reply.error?.details?.[0]?.path).toBe(path);
     expect(operations.filter((op) => op !== 'GetItem' && op !== 'Query')).toEqual([]);
     expect(batch.commandCalls(SubmitJobCommand)).toHaveLength(0);
-    expect(await itemCount()).toBe(0);
+    expect(await itemCount(db.client, db.tableName)).toBe(0);
   });
 });
 
@@ -138,7 +131,7 @@ describe('component replica counts past the cap', () => {
       expect(reply.status).toBe(400);
       expect(reply.error?.details?.[0]?.path).toBe(path);
       expect(operations.filter((op) => op !== 'GetItem' && op !== 'Query')).toEqual([]);
-      expect(await itemCount()).toBe(0);
+      expect(await itemCount(db.client, db.tableName)).toBe(0);
     },
   );
 });

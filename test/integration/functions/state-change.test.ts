@@ -19,7 +19,7 @@ beforeAll(async () => {
   process.env.TXS_TABLE_NAME = db.tableName;
   process.env.TXS_DYNAMODB_ENDPOINT = db.endpoint;
   process.env.TXS_SCHEDULERS = 'aws_batch,aws_sagemaker';
-  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.itemClient });
+  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
   ({ handleStateChange } = await import('../../../functions/events/state-change.js'));
 });
 afterAll(() => db.close());

@@ -26,7 +26,7 @@ beforeAll(async () => {
   process.env.TXS_DYNAMODB_ENDPOINT = db.endpoint;
   process.env.TXS_SCHEDULERS = 'aws_batch';
   process.env.TXS_STACK_NAME = 'TorchxServerless-test';
-  const store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.itemClient });
+  const store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
   await store.create({
     handle: makeAppHandle('aws_batch', 'torchx', APP_ID),
     scheduler: 'aws_batch',

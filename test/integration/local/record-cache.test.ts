@@ -3,23 +3,20 @@
  * (in memory, reached in process): what it serves after writes, failed conditional writes, writes overlapping a
  * read, writes from outside the store, and records past their TTL.
  */
+import { DynamoDBClient, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import type { HttpRequest } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../../lib/local/embedded-dynamodb.js';
 import { RecordCache } from '../../../lib/local/record-cache.js';
 import type { AppRecordStore } from '../../../lib/runner/index.js';
 import type { AppRecord } from '../../../lib/specs/index.js';
-import {
-  appPartitionKey,
-  type DynamoAppRecordStore,
-  ItemClient,
-  type Transport,
-} from '../../../lib/store/index.js';
+import { appPartitionKey, type DynamoAppRecordStore } from '../../../lib/store/index.js';
 import { createAppTable } from '../../helpers/dynalite.js';
 import { event, makeStore, newRecord, T0 } from '../store/fixtures.js';
 
 const TABLE = 'txs-apps';
 let db: EmbeddedDynamoDb;
-let client: ItemClient;
+let client: DynamoDBClient;
 let cache: RecordCache;
 let store: DynamoAppRecordStore;
 let cached: AppRecordStore;
@@ -32,19 +29,25 @@ beforeAll(async () => {
   clock = { now: T0 + 60_000 };
   cache = new RecordCache({ now: () => clock.now });
   db = startEmbeddedDynamoDb({ inMemory: true, observeWrites: cache.observeWrite });
-  const inner = db.transport;
-  const transport: Transport = async (request) => {
-    const answer = await inner(request);
-    const hold = holdReads;
-    if (hold && request.headers['x-amz-target']?.endsWith('.GetItem')) {
-      heldReads++;
-      await hold;
-    }
-    return answer;
+  const inner = db.requestHandler;
+  const requestHandler = {
+    async handle(request: HttpRequest) {
+      const answer = await inner.handle(request);
+      const hold = holdReads;
+      if (hold && request.headers['x-amz-target']?.endsWith('.GetItem')) {
+        heldReads++;
+        await hold;
+      }
+      return answer;
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs() {
+      return {};
+    },
   };
-  client = new ItemClient({
+  client = new DynamoDBClient({
     endpoint: db.endpoint,
-    transport,
+    requestHandler,
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
@@ -113,13 +116,15 @@ describe('RecordCache', () => {
   it('sees a write that did not come through the store (every write passes the embedded handler)', async () => {
     const { handle } = await created();
     expect((await cached.get(handle))?.name).toBe('trainer');
-    await client.call('UpdateItem', {
-      TableName: TABLE,
-      Key: { pk: { S: appPartitionKey(handle) }, sk: { S: 'A' } },
-      UpdateExpression: 'SET #name = :name',
-      ExpressionAttributeNames: { '#name': 'name' },
-      ExpressionAttributeValues: { ':name': { S: 'renamed' } },
-    });
+    await client.send(
+      new UpdateItemCommand({
+        TableName: TABLE,
+        Key: { pk: { S: appPartitionKey(handle) }, sk: { S: 'A' } },
+        UpdateExpression: 'SET #name = :name',
+        ExpressionAttributeNames: { '#name': 'name' },
+        ExpressionAttributeValues: { ':name': { S: 'renamed' } },
+      }),
+    );
     expect((await cached.get(handle))?.name).toBe('renamed');
   });
 

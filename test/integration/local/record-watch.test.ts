@@ -16,7 +16,7 @@ let counter = 0;
 
 beforeAll(async () => {
   db = await startDynalite();
-  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.itemClient });
+  store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
 });
 afterAll(() => db.close());
 

@@ -75,7 +75,7 @@ async function harness() {
     },
     { sessionName: 'torchx' },
   );
-  const store = new DynamoAppRecordStore({ tableName, client: db.itemClient });
+  const store = new DynamoAppRecordStore({ tableName, client: db.client });
   const runner = new Runner({ schedulers: registry, store });
   registry.get('fake');
   const app = makeAppDef({

@@ -57,7 +57,7 @@ async function harness() {
     },
     { sessionName: 'torchx', now, sleep },
   );
-  const store = new DynamoAppRecordStore({ tableName, client: db.itemClient, now });
+  const store = new DynamoAppRecordStore({ tableName, client: db.client, now });
   const runner = new Runner({ schedulers: registry, store, now, sleep, idempotencyLeaseMs: LEASE_MS });
   registry.get('fake');
   return { runner, store, fake: fake as FakeScheduler, clock };

@@ -30,7 +30,7 @@ function lagging(store: AppRecordStore, misses: number): AppRecordStore & { look
 
 async function setup(misses: number) {
   const tableName = await db.createTable();
-  const real = new DynamoAppRecordStore({ tableName, client: db.itemClient, now: () => T0 });
+  const real = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 });
   await real.create({
     handle: 'aws_batch://torchx/q:job-1',
     scheduler: 'aws_batch',

@@ -75,7 +75,7 @@ async function harness(): Promise<Harness> {
     },
   );
   const events: AppStateChangeEvent[] = [];
-  const store = withLocalOutbox(new DynamoAppRecordStore({ tableName, client: db.itemClient, now }), {
+  const store = withLocalOutbox(new DynamoAppRecordStore({ tableName, client: db.client, now }), {
     publisher: { publish: async (e) => void events.push(e) },
   });
   const runner = new Runner({

@@ -3,11 +3,11 @@
  * records only (every owner's for ALL_OWNERS), a Query projecting the state (never a Scan), and a cap on the
  * records read that says when the counts are a lower bound.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_OWNERS, type AppCounts } from '../../../lib/runner/index.js';
 import { type AppState, ValidationError } from '../../../lib/specs/index.js';
-import type { DynamoAppRecordStore, QueryInput } from '../../../lib/store/index.js';
-import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import type { DynamoAppRecordStore } from '../../../lib/store/index.js';
+import { type Dynalite, sentCommands, startDynalite } from '../../helpers/dynalite.js';
 import { ALICE, BOB, event, makeStore, newRecord, T0 } from './fixtures.js';
 
 let db: Dynalite;
@@ -25,7 +25,7 @@ const STATES: AppState[] = ['SUBMITTED', 'PENDING', 'RUNNING', 'SUCCEEDED', 'FAI
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName));
+  ({ store } = makeStore(db.client, db.tableName));
   // 40 records of ALICE over two schedulers and sessions, in five states; 7 of BOB, all RUNNING.
   const specs: Seeded[] = [
     ...Array.from({ length: 40 }, (_, i) => ({
@@ -135,23 +135,17 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it('reads the owner index with one paged Query projecting only the state, never a Scan', async () => {
-    const send = vi.spyOn(db.itemClient, 'call');
-    try {
+    const sent = await sentCommands(db.client, async () => {
       await store.countByState({ owner: ALICE });
       await store.countByState({ owner: ALL_OWNERS });
-      const operations = send.mock.calls.map(([operation]) => operation);
-      expect(operations).not.toContain('Scan');
-      const queries = send.mock.calls
-        .filter(([operation]) => operation === 'Query')
-        .map(([, input]) => ({ input: input as QueryInput }));
-      // Each a single page here (a few KB of records); dynalite pages at 1 MB, as DynamoDB does.
-      expect(queries.map((q) => q.input.IndexName)).toEqual(['byOwner', 'byCreated']);
-      for (const q of queries) {
-        expect(q.input.ProjectionExpression).toBe('#state');
-        expect(q.input.ExpressionAttributeNames?.['#state']).toBe('state');
-      }
-    } finally {
-      send.mockRestore();
+    });
+    expect(sent.map((call) => call.operation)).not.toContain('Scan');
+    const queries = sent.filter((call) => call.operation === 'Query').map((call) => call.input);
+    // Each a single page here (a few KB of records); dynalite pages at 1 MB, as DynamoDB does.
+    expect(queries.map((input) => input.IndexName)).toEqual(['byOwner', 'byCreated']);
+    for (const input of queries) {
+      expect(input.ProjectionExpression).toBe('#state');
+      expect(input.ExpressionAttributeNames).toMatchObject({ '#state': 'state' });
     }
   });
 

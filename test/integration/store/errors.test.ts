@@ -1,11 +1,15 @@
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer } from 'node:net';
+import { DynamoDBClient, DynamoDBServiceException } from '@aws-sdk/client-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { ConfiguredRetryStrategy } from '@smithy/core/retry';
+import { type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../lib/specs/index.js';
 import {
+  DYNAMODB_REQUEST_LIMITS,
   DynamoAppRecordStore,
-  DynamoDbServiceError,
-  ItemClient,
+  newDynamoDbClient,
   StoreConflictError,
   StoreError,
   StoreTableNotFoundError,
@@ -33,7 +37,7 @@ async function closedPort(): Promise<number> {
 
 describe('DynamoAppRecordStore errors', () => {
   it('says the table does not exist when it is missing', async () => {
-    const store = new DynamoAppRecordStore({ tableName: 'no-such-table', client: db.itemClient });
+    const store = new DynamoAppRecordStore({ tableName: 'no-such-table', client: db.client });
     const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreTableNotFoundError);
     expect((error as StoreError).retryable).toBe(false);
@@ -41,7 +45,7 @@ describe('DynamoAppRecordStore errors', () => {
   });
 
   it('reports an unreachable endpoint as retryable StoreUnavailableError', async () => {
-    const client = new ItemClient({
+    const client = new DynamoDBClient({
       endpoint: `http://127.0.0.1:${await closedPort()}`,
       region: 'us-east-1',
       credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
@@ -60,11 +64,11 @@ describe('DynamoAppRecordStore errors', () => {
     ['an empty table name', { tableName: '' }, 'tableName'],
     ['a zero attempt budget', { maxTransitionAttempts: 0 }, 'maxTransitionAttempts'],
   ])('rejects %s at construction', (_what, options, path) => {
-    expect(() => new DynamoAppRecordStore({ tableName: 't-1', client: db.itemClient, ...options })).toThrow(
+    expect(() => new DynamoAppRecordStore({ tableName: 't-1', client: db.client, ...options })).toThrow(
       ValidationError,
     );
     try {
-      new DynamoAppRecordStore({ tableName: 't-1', client: db.itemClient, ...options });
+      new DynamoAppRecordStore({ tableName: 't-1', client: db.client, ...options });
     } catch (error) {
       expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
     }
@@ -76,23 +80,39 @@ function errorBody(type: string, message: string): string {
   return JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message });
 }
 
-/** A client whose requests `answer` serves (operation, wire input) → status and body; no retry waits. */
+/**
+ * An SDK client whose request handler serves each request with `answer` (operation, wire input) → status and
+ * body; the SDK's serializers, retries (three attempts, no waits) and error parsing all run.
+ */
 function wireClient(
   answer: (operation: string, input: Record<string, unknown>) => { status: number; body: string },
 ) {
   const sent: { operation: string; input: Record<string, unknown> }[] = [];
-  const client = new ItemClient({
-    region: 'us-east-1',
-    endpoint: 'https://dynamodb.us-east-1.amazonaws.com',
-    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-    sleep: async () => {},
-    transport: async (request) => {
+  const requestHandler = {
+    async handle(request: HttpRequest) {
       const operation = (request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-      const input = JSON.parse(request.body) as Record<string, unknown>;
+      const input = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as Record<
+        string,
+        unknown
+      >;
       sent.push({ operation, input });
       const { status, body } = answer(operation, input);
-      return { statusCode: status, headers: { 'x-amzn-requestid': `req-${sent.length}` }, body };
+      const headers = {
+        'content-type': 'application/x-amz-json-1.0',
+        'x-amzn-requestid': `req-${sent.length}`,
+      };
+      return { response: new HttpResponse({ statusCode: status, headers, body: Buffer.from(body) }) };
     },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs() {
+      return {};
+    },
+  };
+  const client = new DynamoDBClient({
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    requestHandler,
+    retryStrategy: new ConfiguredRetryStrategy(3, () => 0),
   });
   return { client, sent };
 }
@@ -107,7 +127,7 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
     const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain('ProvisionedThroughputExceededException: Rate exceeded');
-    expect((error as Error).cause).toBeInstanceOf(DynamoDbServiceError);
+    expect((error as Error).cause).toBeInstanceOf(DynamoDBServiceException);
     expect((error as Error).cause).toMatchObject({ $metadata: { attempts: 3, requestId: 'req-3' } });
     expect(sent.map((call) => call.operation)).toEqual(['GetItem', 'GetItem', 'GetItem']);
   });
@@ -172,5 +192,56 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
       $metadata: { httpStatusCode: 500 },
     });
     expect(toStoreError(cause, 'Query', 'apps')).toBeInstanceOf(StoreUnavailableError);
+  });
+});
+
+describe('DynamoAppRecordStore errors of requests that got no answer', () => {
+  it('reports a connection dropped mid-response, once the SDK has retried it, as StoreUnavailableError', async () => {
+    let requests = 0;
+    const dropping = createHttpServer((_request, response) => {
+      requests += 1;
+      response.writeHead(200, { 'content-type': 'application/x-amz-json-1.0', 'content-length': '100' });
+      response.write('{"Item":');
+      setImmediate(() => response.socket?.destroy());
+    });
+    await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = dropping.address() as AddressInfo;
+      const client = new DynamoDBClient({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+        retryStrategy: new ConfiguredRetryStrategy(3, () => 0),
+      });
+      const store = new DynamoAppRecordStore({ tableName: 'apps', client });
+      const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect(requests).toBe(3);
+    } finally {
+      dropping.closeAllConnections();
+      await new Promise((resolve) => dropping.close(resolve));
+    }
+  });
+
+  it('times a request out when no answer comes, and reports it as StoreUnavailableError', async () => {
+    const silent = createHttpServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = silent.address() as AddressInfo;
+      const quick = newDynamoDbClient({
+        endpoint: `http://127.0.0.1:${port}`,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+        requestHandler: { ...DYNAMODB_REQUEST_LIMITS, requestTimeout: 50 },
+        maxAttempts: 1,
+      });
+      const store = new DynamoAppRecordStore({ tableName: 'apps', client: quick });
+      const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
+    } finally {
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

@@ -1,4 +1,5 @@
 /** Builders shared by the store's integration tests. */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   type AppState,
   type AppStateTransition,
@@ -7,11 +8,7 @@ import {
   makeRole,
   type NewAppRecord,
 } from '../../../lib/specs/index.js';
-import {
-  DynamoAppRecordStore,
-  type DynamoAppRecordStoreOptions,
-  type ItemClient,
-} from '../../../lib/store/index.js';
+import { DynamoAppRecordStore, type DynamoAppRecordStoreOptions } from '../../../lib/store/index.js';
 
 export const ALICE = 'arn:aws:iam::123456789012:user/alice';
 export const BOB = 'arn:aws:iam::123456789012:role/bob';
@@ -67,7 +64,7 @@ export function event(
 
 /** A store on the given client and table with a controllable clock. */
 export function makeStore(
-  client: ItemClient,
+  client: DynamoDBClient,
   tableName: string,
   options: Partial<DynamoAppRecordStoreOptions> = {},
 ): { store: DynamoAppRecordStore; clock: { now: number } } {

@@ -14,7 +14,7 @@ let keyCounter = 0;
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName));
+  ({ store } = makeStore(db.client, db.tableName));
 });
 afterAll(() => db.close());
 

@@ -2,10 +2,10 @@
  * Admin listings: every owner's records through the `byCreated` index (a Query, never a Scan), with the same
  * filters and paging as an owner's listing.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALL_OWNERS } from '../../../lib/runner/index.js';
-import type { DynamoAppRecordStore, QueryInput } from '../../../lib/store/index.js';
-import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
+import type { DynamoAppRecordStore } from '../../../lib/store/index.js';
+import { type Dynalite, sentCommands, startDynalite } from '../../helpers/dynalite.js';
 import { ALICE, BOB, event, makeStore, newRecord, T0 } from './fixtures.js';
 
 let db: Dynalite;
@@ -14,7 +14,7 @@ const created: { handle: string; owner: string; createdAt: number; scheduler: st
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName));
+  ({ store } = makeStore(db.client, db.tableName));
   const owners = [ALICE, BOB, 'all'];
   for (let i = 0; i < 30; i++) {
     const owner = owners[i % owners.length] ?? ALICE;
@@ -54,18 +54,10 @@ describe('DynamoAppRecordStore.list with ALL_OWNERS', () => {
   });
 
   it('queries the byCreated index and never scans the table', async () => {
-    const send = vi.spyOn(db.itemClient, 'call');
-    try {
-      await store.list({ owner: ALL_OWNERS, limit: 5 });
-      const operations = send.mock.calls.map(([operation]) => operation);
-      expect(operations).not.toContain('Scan');
-      const queries = send.mock.calls
-        .filter(([operation]) => operation === 'Query')
-        .map(([, input]) => ({ input: input as QueryInput }));
-      expect(queries.map((q) => q.input.IndexName)).toEqual(['byCreated']);
-    } finally {
-      send.mockRestore();
-    }
+    const sent = await sentCommands(db.client, () => store.list({ owner: ALL_OWNERS, limit: 5 }));
+    expect(sent.map((call) => call.operation)).not.toContain('Scan');
+    const queries = sent.filter((call) => call.operation === 'Query').map((call) => call.input);
+    expect(queries.map((input) => input.IndexName)).toEqual(['byCreated']);
   });
 
   it("an owner literally named 'all' sees only its own records", async () => {

@@ -25,7 +25,7 @@ const seeded: Seeded[] = [];
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName));
+  ({ store } = makeStore(db.client, db.tableName));
   await Promise.all(
     Array.from({ length: COUNT }, async (_, i) => {
       const scheduler = SCHEDULERS[i % SCHEDULERS.length] ?? 'aws_batch';
@@ -176,7 +176,7 @@ describe('DynamoAppRecordStore.list', () => {
 describe('DynamoAppRecordStore.listActive', () => {
   it('lists only non-terminal records of the scheduler, least recently updated first', async () => {
     const table = await db.createTable();
-    const { store: fresh, clock: freshClock } = makeStore(db.itemClient, table);
+    const { store: fresh, clock: freshClock } = makeStore(db.client, table);
     const batch: AppRecord[] = [];
     for (let i = 0; i < 7; i++) {
       freshClock.now = T0 + i;
@@ -214,7 +214,7 @@ describe('DynamoAppRecordStore.listActive', () => {
 
   it('moves a record to the back of the queue when it is updated', async () => {
     const table = await db.createTable();
-    const { store: fresh, clock: freshClock } = makeStore(db.itemClient, table);
+    const { store: fresh, clock: freshClock } = makeStore(db.client, table);
     freshClock.now = T0;
     const a = (await fresh.create(newRecord({ createdAt: T0 }))).record;
     const b = (await fresh.create(newRecord({ createdAt: T0 }))).record;

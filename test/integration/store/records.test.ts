@@ -15,7 +15,7 @@ let clock: { now: number };
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store, clock } = makeStore(db.itemClient, db.tableName));
+  ({ store, clock } = makeStore(db.client, db.tableName));
 });
 afterAll(() => db.close());
 

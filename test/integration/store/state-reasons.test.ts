@@ -13,7 +13,7 @@ let store: DynamoAppRecordStore;
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName, { retentionDays: 7 }));
+  ({ store } = makeStore(db.client, db.tableName, { retentionDays: 7 }));
 });
 afterAll(() => db.close());
 

@@ -26,7 +26,7 @@ let store: DynamoAppRecordStore;
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store } = makeStore(db.itemClient, db.tableName));
+  ({ store } = makeStore(db.client, db.tableName));
 });
 afterAll(() => db.close());
 

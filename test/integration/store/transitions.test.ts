@@ -18,7 +18,7 @@ let clock: { now: number };
 
 beforeAll(async () => {
   db = await startDynalite();
-  ({ store, clock } = makeStore(db.itemClient, db.tableName, { retentionDays: 7 }));
+  ({ store, clock } = makeStore(db.client, db.tableName, { retentionDays: 7 }));
 });
 afterAll(() => db.close());
 

@@ -1,9 +1,11 @@
 /**
- * The deployed functions in-process: DynamoDB is dynalite, Batch/SageMaker/Logs are the fake data plane, and
- * every SDK client the container builds gets middleware that counts its calls and can inject DynamoDB faults
- * (throttling, 5xx, timeouts before and after the write) under the SDK's own retry logic.
+ * The deployed functions in-process: DynamoDB is dynalite, Batch/SageMaker/Logs are the fake data plane, the
+ * store's DynamoDB client gets middleware that counts its calls, and its request handler can inject DynamoDB
+ * faults (throttling, 5xx, timeouts before and after the write) under the SDK's own retry logic.
  */
-import { httpTransport, ItemClient, type Transport, type WireResponse } from '../../../lib/store/index.js';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { type HttpHandler, type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
 import { FakeAws, type FaultOptions } from './fake-aws.js';
 import type { ProxyHandler } from './lambda.js';
@@ -40,7 +42,7 @@ export interface FunctionsEnvironment {
   /** Fault injection on DynamoDB calls (undefined: none). */
   setDynamoFaults(faults: FaultOptions | undefined): void;
   /**
-   * Benchmarks: answer DynamoDB calls in memory (no socket) with `responder(operation)`; the
+   * Benchmarks: answer DynamoDB calls in memory (no socket) with `responder(operation)`; the SDK
    * client still serializes, signs and parses. Undefined: calls go to dynalite.
    */
   setDynamoResponder(responder: ((operation: string) => unknown) | undefined): void;
@@ -55,16 +57,18 @@ export interface FunctionsEnvironment {
 }
 
 /** A DynamoDB error response as DynamoDB sends it. */
-function dynamoErrorResponse(kind: 'throttling' | 'server'): WireResponse {
+function dynamoErrorResponse(kind: 'throttling' | 'server'): HttpResponse {
   const type = kind === 'throttling' ? 'ThrottlingException' : 'InternalServerError';
-  return {
+  return new HttpResponse({
     statusCode: kind === 'throttling' ? 400 : 500,
     headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': type },
-    body: JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `injected ${type}` }),
-  };
+    body: Buffer.from(
+      JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: `injected ${type}` }),
+    ),
+  });
 }
 
-/** A request that got no response (the client retries it as the SDK would). */
+/** A request that got no response (the SDK retries it as a transient failure). */
 function injectedTimeout(what: string): Error {
   return Object.assign(new Error(`socket timed out (${what})`), { name: 'TimeoutError', code: 'ETIMEDOUT' });
 }
@@ -89,42 +93,59 @@ export async function startFunctionsEnvironment(
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
   const runners = await import('../../../functions/shared/runners.js');
-  // Faults and lost responses are injected per attempt, at the wire (under the client's retries); the call
-  // counter sits around the whole call, as an application sees it.
-  const wire = httpTransport();
-  const transport: Transport = async (request) => {
-    const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
-    if (lose && lose.command === `${operation}Command`) {
-      const { afterWrite } = lose;
-      lose = undefined;
-      if (afterWrite) await wire(request);
-      throw injectedTimeout('injected, response lost');
-    }
-    if (responder) return { statusCode: 200, headers: {}, body: JSON.stringify(responder(operation)) };
-    if (!faults || faults.random() >= faults.rate) return wire(request);
-    const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
-      | 'throttling'
-      | 'server'
-      | 'timeout';
-    if (kind === 'timeout') {
-      const afterWrite = faults.random() < 0.5;
-      if (afterWrite) {
-        dynamoInjected.timeoutAfterWrite += 1;
-        await wire(request);
-      } else dynamoInjected.timeout += 1;
-      throw injectedTimeout('injected');
-    }
-    dynamoInjected[kind] += 1;
-    return dynamoErrorResponse(kind);
+  // Faults and lost responses are injected per attempt, in the SDK client's request handler (under its
+  // retries); the call counter is middleware around the whole call, as an application sees it.
+  const wire = new NodeHttpHandler();
+  /** Sends `request` to dynalite and drains the answer (the write is applied; the caller never sees it). */
+  const applyUnseen = async (request: HttpRequest) => {
+    const { response } = await wire.handle(request);
+    for await (const _chunk of response.body as AsyncIterable<unknown>);
   };
-  container.configureLocalMode({ dynamoDbTransport: transport });
+  const requestHandler: HttpHandler = {
+    async handle(request: HttpRequest) {
+      const operation = (request.headers['x-amz-target'] ?? '').split('.').pop() ?? '';
+      if (lose && lose.command === `${operation}Command`) {
+        const { afterWrite } = lose;
+        lose = undefined;
+        if (afterWrite) await applyUnseen(request);
+        throw injectedTimeout('injected, response lost');
+      }
+      if (responder) {
+        const body = Buffer.from(JSON.stringify(responder(operation)));
+        return { response: new HttpResponse({ statusCode: 200, headers: {}, body }) };
+      }
+      if (!faults || faults.random() >= faults.rate) return wire.handle(request);
+      const kind = (['throttling', 'server', 'timeout'] as const)[faultTurn++ % 3] as
+        | 'throttling'
+        | 'server'
+        | 'timeout';
+      if (kind === 'timeout') {
+        const afterWrite = faults.random() < 0.5;
+        if (afterWrite) {
+          dynamoInjected.timeoutAfterWrite += 1;
+          await applyUnseen(request);
+        } else dynamoInjected.timeout += 1;
+        throw injectedTimeout('injected');
+      }
+      dynamoInjected[kind] += 1;
+      return { response: dynamoErrorResponse(kind) };
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs() {
+      return {};
+    },
+  };
+  container.configureLocalMode({ dynamoDbRequestHandler: requestHandler });
   container.configureClients((client) => {
-    if (!(client instanceof ItemClient)) return;
-    client.middlewareStack.add((next, context) => async (args) => {
-      const name = context.commandName ?? 'unknown';
-      dynamoCalls.set(name, (dynamoCalls.get(name) ?? 0) + 1);
-      return next(args);
-    });
+    if (!(client instanceof DynamoDBClient)) return;
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const name = context.commandName ?? 'unknown';
+        dynamoCalls.set(name, (dynamoCalls.get(name) ?? 0) + 1);
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
   });
   const api = {} as Record<keyof typeof API_MODULES, ProxyHandler>;
   for (const [name, load] of Object.entries(API_MODULES)) {
@@ -159,6 +180,7 @@ export async function startFunctionsEnvironment(
       container.configureClients(undefined);
       container.configureLocalMode({});
       await runners.closeRunner();
+      wire.destroy();
       aws.restore();
       await db.close();
     },

@@ -3,16 +3,11 @@
  * SDK clients their route needs (the figures of docs/performance.md rest on it), and a scheduler module
  * loaded on demand changes nothing a caller sees.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SdkClient } from '../../../functions/shared/container.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { parseRunRequest } from '../../../lib/specs/index.js';
 
 let created: string[];
-let clients: SdkClient[];
 
 beforeEach(async () => {
   vi.resetModules();
@@ -21,11 +16,9 @@ beforeEach(async () => {
   vi.stubEnv(ENV.batchQueues, 'gpu');
   vi.stubEnv('AWS_REGION', 'us-east-1');
   created = [];
-  clients = [];
   const container = await import('../../../functions/shared/container.js');
   container.configureClients((client) => {
     created.push(client.constructor.name);
-    clients.push(client);
   });
 });
 
@@ -64,7 +57,7 @@ describe('the record functions (list, status, state change)', () => {
   it('create the DynamoDB client only', async () => {
     const { recordsRunner } = await import('../../../functions/shared/container.js');
     recordsRunner();
-    expect(created).toEqual(['ItemClient']);
+    expect(created).toEqual(['DynamoDBClient']);
   });
 });
 
@@ -73,7 +66,7 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/shared/runners.js');
     const runs = await runner('aws_batch');
     runs.scheduler('aws_batch');
-    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient']);
+    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient']);
     expect(runs.schedulerBackends()).toEqual(['aws_batch', 'aws_sagemaker']);
   });
 
@@ -81,40 +74,11 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/shared/runners.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
-    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient', 'SageMakerClient']);
-  });
-});
-
-describe('the scheduler clients in Lambda (functions/shared/sdk-config.ts)', () => {
-  it('get the SDK defaults of what the environment leaves unset, not the shared config files', async () => {
-    const home = mkdtempSync(path.join(tmpdir(), 'txs-wiring-home-'));
-    try {
-      mkdirSync(path.join(home, '.aws'));
-      writeFileSync(
-        path.join(home, '.aws', 'config'),
-        '[default]\nmax_attempts = 7\nuse_fips_endpoint = true\n',
-      );
-      vi.stubEnv('HOME', home);
-      vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'txs-Reconciler');
-      const { runner } = await import('../../../functions/shared/runners.js');
-      const runs = await runner();
-      for (const name of runs.schedulerBackends()) runs.scheduler(name);
-      const schedulerClients = clients.filter((c) => c.constructor.name !== 'ItemClient');
-      expect(schedulerClients.map((c) => c.constructor.name).sort()).toEqual([
-        'BatchClient',
-        'CloudWatchLogsClient',
-        'SageMakerClient',
-      ]);
-      for (const client of schedulerClients) {
-        const config = client.config as unknown as {
-          maxAttempts(): Promise<number>;
-          useFipsEndpoint(): Promise<boolean>;
-        };
-        expect(await config.maxAttempts(), client.constructor.name).toBe(3);
-        expect(await config.useFipsEndpoint(), client.constructor.name).toBe(false);
-      }
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
+    expect(created.sort()).toEqual([
+      'BatchClient',
+      'CloudWatchLogsClient',
+      'DynamoDBClient',
+      'SageMakerClient',
+    ]);
   });
 });

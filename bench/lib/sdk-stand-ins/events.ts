@@ -1,5 +1,0 @@
-/** Measurement only: see ./client.ts. */
-import { client, command } from './client.js';
-
-export const EventBridgeClient = client({ serviceId: 'EventBridge', signing: 'events', target: 'AWSEvents' });
-export const PutEventsCommand = command('PutEvents');
