@@ -229,7 +229,7 @@ export class TxsClient {
   }
 
   /**
-   * The local server's `POST /ui/link`: a new one-time link to its dashboard (see `one-time-link.ts`), asked
+   * The local server's `POST /ui/link`: a new one-time link to its dashboard (see `dashboard/one-time-link.ts`), asked
    * only through the server's own socket (a link from a server not proven the caller's could lead anywhere).
    *
    * @throws UsageError when the endpoint's socket is not proven the caller's.
