@@ -15,13 +15,9 @@ function packageWith(name: string, at: string): string {
   copyFileSync(MODULE, join(root, at));
   writeFileSync(join(root, 'package.json'), '{"type":"module"}');
   mkdirSync(join(root, 'dist/ui'), { recursive: true });
-  for (const [file, text] of [
-    ['index.html', '<p>built</p>'],
-    ['app.js', 'built()'],
-    ['app.css', 'p{}'],
-  ]) {
-    writeFileSync(join(root, 'dist/ui', file), text);
-  }
+  writeFileSync(join(root, 'dist/ui/index.html'), '<p>built</p>');
+  writeFileSync(join(root, 'dist/ui/app.js'), 'built()');
+  writeFileSync(join(root, 'dist/ui/app.css'), 'p{}');
   return root;
 }
 
