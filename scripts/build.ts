@@ -4,7 +4,8 @@
  * - `dist/cdk`, `dist/lib/specs`, `dist/lib/cli` (+ what they import): JavaScript and `.d.ts` from
  *   `tsc -p tsconfig.build.json`, the targets of the `exports` map (`./cdk`, `./client`, `./specs`).
  * - `dist/cli/main.js`: the `txs` command as one prebuilt ES module (commander inside, no zod; the SigV4
- *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent.
+ *   signer, loaded only for a SigV4 endpoint, in its own chunk), run by bin/txs.js when the sources are absent or
+ *   older than it (`dist/cli/sources.json` lists them; scripts/build-cli.ts).
  * - `dist/ui/`: the dashboard (`index.html`, `app.js`, `app.css`), served by `txs ui` from an installed package.
  * - `dist/lambda/<name>/`: one bundle per function of functions/routes.ts `FUNCTIONS` (`index.mjs` and its
  *   `chunks/`), with the stack's esbuild options (cdk/constructs/lambda-bundling.ts); the construct deploys
@@ -20,8 +21,8 @@ import { build } from 'esbuild';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
 import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS } from '../functions/routes.js';
-import { buildUiAssets } from '../lib/cli/ui-assets.js';
-import { CLI_BUNDLE_OPTIONS } from './cli-bundle-options.js';
+import { buildUiAssets } from '../lib/cli/dashboard/ui-assets.js';
+import { buildCli } from './build-cli.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
@@ -36,7 +37,7 @@ execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '
 });
 
 // The CLI: one file to load (no TypeScript, no resolution of hundreds of modules at start).
-await build({ ...CLI_BUNDLE_OPTIONS, absWorkingDir: ROOT, outdir: join(DIST, 'cli') });
+await buildCli(ROOT, join(DIST, 'cli'));
 
 // The dashboard: one script and one style sheet, the same as the local server builds from ui/.
 const ui = await buildUiAssets(join(ROOT, 'ui'));

@@ -123,66 +123,23 @@ export function formatStatus(
   return `${status.format(roles)}${extra}`;
 }
 
-const PLAIN_SCALAR = /^[A-Za-z_./][\w./@+:-]*$/;
-const RESERVED_SCALARS = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', '~']);
-
-// JSON quoting escapes C0 controls; displayText escapes what it leaves (C1, bidi, zero-width characters).
-function yamlScalar(value: unknown): string {
-  if (value === null || value === undefined) return 'null';
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  const text = String(value);
-  if (PLAIN_SCALAR.test(text) && !text.endsWith(':') && !RESERVED_SCALARS.has(text.toLowerCase()))
-    return text;
-  return displayText(JSON.stringify(text));
-}
-
-function yamlKey(key: string): string {
-  return /^[A-Za-z_][\w.-]*$/.test(key) ? key : displayText(JSON.stringify(key));
-}
-
-function isEmptyContainer(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length === 0;
-  return value !== null && typeof value === 'object' && Object.keys(value).length === 0;
-}
-
 /**
- * Renders JSON data as YAML (block style; strings quoted only when YAML would misread them), for
- * `txs describe`.
+ * Renders JSON data as YAML the way TorchX prints an AppDef (PyYAML's `yaml.dump`): block style, YAML 1.1
+ * scalars — so strings such as `yes`, `.5` or `.inf` are quoted and the numbers `Infinity` and `NaN` read
+ * `.inf` and `.nan` — one line per scalar (a newline inside a string is written `\n`), lists indented under
+ * their key. The `yaml` library is imported on first use, so commands that print no YAML never load it.
+ * Server- and job-provided text is passed through `displayText`.
  *
  * @example
  * ```ts
- * formatYaml({ name: 'echo', roles: [{ name: 'echo', args: ['hi'] }] });
- * // 'name: echo\nroles:\n  - name: echo\n    args:\n      - hi'
+ * await formatYaml({ name: 'echo', roles: [{ name: 'echo', args: ['hi', '.5'] }] });
+ * // 'name: echo\nroles:\n  - name: echo\n    args:\n      - hi\n      - ".5"'
  * ```
  */
-export function formatYaml(value: unknown, indent = 0): string {
-  const pad = ' '.repeat(indent);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return `${pad}[]`;
-    return value
-      .map((item) => {
-        if (item !== null && typeof item === 'object' && !isEmptyContainer(item)) {
-          const nested = formatYaml(item, indent + 2);
-          return `${pad}- ${nested.slice(indent + 2)}`;
-        }
-        return `${pad}- ${isEmptyContainer(item) ? (Array.isArray(item) ? '[]' : '{}') : yamlScalar(item)}`;
-      })
-      .join('\n');
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return `${pad}{}`;
-    return entries
-      .map(([key, v]) => {
-        if (v !== null && typeof v === 'object' && !isEmptyContainer(v)) {
-          return `${pad}${yamlKey(key)}:\n${formatYaml(v, indent + 2)}`;
-        }
-        const scalar = isEmptyContainer(v) ? (Array.isArray(v) ? '[]' : '{}') : yamlScalar(v);
-        return `${pad}${yamlKey(key)}: ${scalar}`;
-      })
-      .join('\n');
-  }
-  return `${pad}${yamlScalar(value)}`;
+export async function formatYaml(value: unknown): Promise<string> {
+  const { stringify } = await import('yaml');
+  const text = stringify(value ?? null, { version: '1.1', lineWidth: 0, blockQuote: false });
+  return displayText(text.replace(/\n$/, ''), 'block');
 }
 
 /** `txs runopts`: for each scheduler, its name then TorchX's run options help. */
@@ -246,9 +203,9 @@ export function formatBuiltin(component: ComponentDescription): string {
 }
 
 /** `txs run --dryrun`: TorchX's two sections, the application and the scheduler request. */
-export function formatDryRun(dryrun: DryRunResponse): string {
+export async function formatDryRun(dryrun: DryRunResponse): Promise<string> {
   const request = displayText(dryrun.text ?? JSON.stringify(dryrun.request, null, 2), 'block');
-  return `=== APPLICATION ===\n${formatYaml(dryrun.app)}\n\n=== SCHEDULER REQUEST ===\n${request}`;
+  return `=== APPLICATION ===\n${await formatYaml(dryrun.app)}\n\n=== SCHEDULER REQUEST ===\n${request}`;
 }
 
 function firstSentence(text: string): string {

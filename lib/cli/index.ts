@@ -4,6 +4,8 @@
  *
  * @module
  */
+export * from './answer-errors.js';
+export * from './api-transport.js';
 export * from './api-types.js';
 export * from './cfg.js';
 export * from './client.js';
@@ -16,6 +18,7 @@ export * from './io.js';
 export * from './local-socket.js';
 export * from './log-target.js';
 export * from './logs.js';
+export * from './network-errors.js';
 export { DEFAULT_SCHEDULER, EXIT_INTERNAL, main, normalizeRunArgv } from './program.js';
 export * from './sigv4.js';
 export * from './time.js';

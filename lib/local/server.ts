@@ -6,34 +6,33 @@
  *
  * @module
  */
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { configureLocalMode, endpointDynamoDbClient, runnerStore } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
+import { OneTimeLink } from '../cli/dashboard/one-time-link.js';
+import { PeerUser } from '../cli/dashboard/peer-user.js';
 import { socketBesideToken } from '../cli/local-socket.js';
-import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
-import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
-import { PeerUser } from '../cli/peer-user.js';
-import { serveUi } from '../cli/ui-assets.js';
+import { LOCAL_TOKEN_FILE_ENV, localTokenFile } from '../cli/local-token.js';
 import type { AppStateChangeEvent } from '../runner/index.js';
-import { checkHostAndOrigin, LocalAccess, type ProcNetReader } from './access.js';
+import { LocalAccess, type ProcNetReader } from './access.js';
+import { admittingHandler, type Gate } from './admission.js';
 import { batchedLines } from './console-lines.js';
 import { startEmbeddedDynamoDb } from './embedded-dynamodb.js';
 import { LocalEventBus } from './event-bus.js';
-import { FOLLOWED_SCHEDULERS, startFollower } from './follower.js';
-import { lambdaContext, proxyEvent } from './lambda-events.js';
+import { FOLLOWED_SCHEDULERS } from './follower.js';
+import { lambdaBridge } from './lambda-bridge.js';
 import { listenOnOwnSocket } from './own-socket.js';
 import { lockDataDir, preparePrivateDir, removeTokenFile, writeTokenFile } from './private-files.js';
 import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
 import { RecordWatch } from './record-watch.js';
+import { startTimers } from './timers.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -111,93 +110,6 @@ export const LOCAL_SCHEDULERS: readonly string[] = [
   'kubernetes',
   'kubernetes_mcad',
 ];
-
-type ProxyHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
-
-interface CompiledRoute {
-  route: RouteDefinition;
-  pattern: RegExp;
-  params: string[];
-}
-
-function compile(route: RouteDefinition): CompiledRoute {
-  const params: string[] = [];
-  const source = route.path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    params.push(name);
-    return '([^/]+)';
-  });
-  return { route, pattern: new RegExp(`^${source}/?$`), params };
-}
-
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
-  return new Promise((resolveBody, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) chunks.push(chunk);
-    });
-    req.on('end', () => resolveBody(chunks.length === 0 ? undefined : Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
-
-/** The path of a request target as sent (no dot-segment resolution, no decoding), without query or fragment. */
-function rawPathOf(target: string): string {
-  const end = target.search(/[?#]/);
-  return end < 0 ? target : target.slice(0, end);
-}
-
-/** True when a segment of `path` is `.` or `..`, literally or percent-encoded (`%2e`). */
-function hasDotSegment(path: string): boolean {
-  return path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
-}
-
-function toEvent(
-  req: IncomingMessage,
-  url: URL,
-  path: string,
-  route: CompiledRoute,
-  match: RegExpExecArray,
-  body: Buffer | undefined,
-  defaultUser: string,
-): APIGatewayProxyEvent {
-  const headers: Record<string, string[]> = {};
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    const name = req.rawHeaders[i] as string;
-    headers[name] = [...(headers[name] ?? []), req.rawHeaders[i + 1] as string];
-  }
-  const query: Record<string, string[]> = {};
-  for (const [key, value] of url.searchParams) query[key] = [...(query[key] ?? []), value];
-  const pathParameters: Record<string, string> = {};
-  route.params.forEach((name, i) => {
-    pathParameters[name] = match[i + 1] as string;
-  });
-  const isText = body === undefined || /json|text/.test(req.headers['content-type'] ?? 'application/json');
-  return proxyEvent({
-    method: req.method ?? 'GET',
-    resource: route.route.path,
-    path,
-    headers,
-    query,
-    pathParameters: route.params.length > 0 ? pathParameters : null,
-    body: body === undefined ? null : isText ? body.toString('utf8') : body.toString('base64'),
-    isBase64Encoded: !isText,
-    user: (req.headers['x-txs-user'] as string | undefined) || defaultUser,
-    sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
-    userAgent: req.headers['user-agent'] ?? null,
-  });
-}
-
-function sendJson(
-  res: ServerResponse,
-  statusCode: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-): void {
-  res.writeHead(statusCode, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
 /**
  * Starts the local API.
@@ -306,117 +218,10 @@ async function serve(
     },
   });
 
-  const routes = ROUTES.map(compile);
-  const handlers = new Map<string, ProxyHandler>();
-  const handlerFor = async (route: RouteDefinition): Promise<ProxyHandler> => {
-    let handler = handlers.get(route.name);
-    if (!handler) {
-      handler = ((await import(pathToFileURL(join(root, route.entry)).href)) as { handler: ProxyHandler })
-        .handler;
-      handlers.set(route.name, handler);
-    }
-    return handler;
-  };
-  const defaultUser = userInfo().username;
   const token = randomBytes(32).toString('base64url');
   // Set right after listening, before any connection can be handled.
-  let access!: LocalAccess;
-  let link!: OneTimeLink;
-  let origin = '';
-
-  // `viaOwnSocket`: the request came through the server's own Unix socket, which only its OS user reaches.
-  const handle = async (req: IncomingMessage, res: ServerResponse, viaOwnSocket: boolean): Promise<void> => {
-    try {
-      // A browser's one-time link: exchanged for the session cookie (once), past the Host and Origin checks.
-      if (
-        !viaOwnSocket &&
-        checkHostAndOrigin(req, access.port) === undefined &&
-        (await link.exchange(req, res))
-      ) {
-        log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${res.statusCode} (one-time link)`);
-        req.resume();
-        return;
-      }
-      const refusal = await access.check(req, res, viaOwnSocket);
-      if (refusal) {
-        log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
-        req.resume();
-        sendJson(res, refusal.statusCode, { error: { code: refusal.code, message: refusal.message } });
-        return;
-      }
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      // Route on the path as sent, like API Gateway: `..` and `.` segments are refused rather than resolved,
-      // and `%2F` stays inside its path parameter (the handler decodes it once and checks the id).
-      const path = rawPathOf(req.url ?? '/');
-      if (hasDotSegment(path)) {
-        sendJson(res, 400, {
-          error: {
-            code: 'ValidationFailed',
-            message: 'path: "." and ".." segments are not resolved; send the path without them',
-            details: [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
-          },
-        });
-        return;
-      }
-      if (path === NEW_LINK_PATH && req.method === 'POST') {
-        req.resume();
-        sendJson(res, 201, { url: link.newLink(origin) }, { 'cache-control': 'no-store' });
-        return;
-      }
-      if (path === LOGOUT_PATH && req.method === 'POST') {
-        req.resume();
-        link.logout(req, res);
-        return;
-      }
-      // The dashboard (`/`, `/ui/*`), admitted by the same rule as the API.
-      if (await serveUi(req.method ?? 'GET', path, res)) {
-        req.resume();
-        return;
-      }
-      const candidates = routes
-        .map((r) => ({ r, match: r.pattern.exec(path) }))
-        .filter((c): c is { r: CompiledRoute; match: RegExpExecArray } => c.match !== null);
-      if (candidates.length === 0) {
-        sendJson(res, 404, {
-          error: {
-            code: 'RouteNotFound',
-            message: `No route ${req.method} ${path}; see docs/http-api.md`,
-            requestId: randomUUID(),
-          },
-        });
-        return;
-      }
-      const chosen = candidates.find((c) => c.r.route.method === req.method);
-      if (!chosen) {
-        const allowed = candidates.map((c) => c.r.route.method).join(', ');
-        sendJson(
-          res,
-          405,
-          {
-            error: {
-              code: 'MethodNotAllowed',
-              message: `${req.method} is not allowed on ${path}; use ${allowed}`,
-              requestId: randomUUID(),
-            },
-          },
-          { allow: allowed },
-        );
-        return;
-      }
-      const body = await readBody(req, 2 * 1024 * 1024);
-      const event = toEvent(req, url, path, chosen.r, chosen.match, body, defaultUser);
-      const handler = await handlerFor(chosen.r.route);
-      const result = await handler(event, lambdaContext(`txs-local-${chosen.r.route.name}`));
-      log(`${req.method} ${path}${url.search} -> ${result.statusCode}`);
-      res.writeHead(result.statusCode, (result.headers ?? {}) as Record<string, string>);
-      res.end(result.body);
-    } catch (error) {
-      console.error('local server error:', error);
-      if (!res.headersSent)
-        sendJson(res, 500, { error: { code: 'InternalError', message: 'local server error' } });
-      else res.end();
-    }
-  };
+  let gate!: Gate;
+  const handle = admittingHandler(() => gate, lambdaBridge(root, userInfo().username, log), log);
   const server: Server = createServer((req, res) => handle(req, res, false));
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {
@@ -447,44 +252,33 @@ async function serve(
   writeTokenFile(tokenFile, token, options.tokenFile === undefined && (overridden ?? '') === '');
   undo.push(() => removeTokenFile(tokenFile, token));
   const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
-  origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  const origin = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   const peer = new PeerUser(options.readProcNet ? { readProcNet: options.readProcNet } : {});
-  link = new OneTimeLink({
+  const link = new OneTimeLink({
     port: address.port,
     refusedLinkMessage: 'this link was already used or is not this server’s: run txs ui for a new one',
     peer,
   });
-  access = new LocalAccess({ port: address.port, token, tokenFile, peer, link });
-  // After `access` and `link` exist: the socket's first connection may come at once.
+  gate = { access: new LocalAccess({ port: address.port, token, tokenFile, peer, link }), link, origin };
+  // After `gate` is set: the socket's first connection may come at once.
   const ownSocket = await listenOnOwnSocket(socketBesideToken(tokenFile, address.port), uid, (req, res) =>
     handle(req, res, true),
   );
   undo.push(() => ownSocket.close());
-  const reconcileEveryMs = options.reconcileEveryMs ?? 60_000;
-  const timer =
-    reconcileEveryMs > 0
-      ? setInterval(() => {
-          reconciler.reconcileAll().catch((error: unknown) => console.error('reconcile failed:', error));
-        }, reconcileEveryMs)
-      : undefined;
-  timer?.unref();
-  const followEveryMs = options.followEveryMs ?? 2_000;
   const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
-  const followed = FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name));
-  if (followEveryMs > 0 && followed.length > 0) {
-    const follower = startFollower({
-      schedulers: followed,
-      reconcile: async (scheduler) =>
-        // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
-        (await runnerStore().listActive(scheduler, 1)).records.length === 0
-          ? { checked: 0, changed: 0, errors: 0 }
-          : (await runner(scheduler)).reconcile(scheduler),
-      intervalMs: followEveryMs,
-      onError: (error: unknown) => console.error('following AWS apps failed:', error),
-    });
-    // Before the Runner closes (undo runs newest first).
-    undo.push(() => follower.stop());
-  }
+  const timers = startTimers({
+    reconcileEveryMs: options.reconcileEveryMs ?? 60_000,
+    reconcileAll: () => reconciler.reconcileAll(),
+    followEveryMs: options.followEveryMs ?? 2_000,
+    followed: FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name)),
+    follow: async (scheduler) =>
+      // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
+      (await runnerStore().listActive(scheduler, 1)).records.length === 0
+        ? { checked: 0, changed: 0, errors: 0 }
+        : (await runner(scheduler)).reconcile(scheduler),
+  });
+  // First of all on close (undo runs newest first): no pass starts while the Runner closes.
+  undo.push(() => timers.stop());
 
   let closing: Promise<void> | undefined;
   return {
@@ -497,7 +291,6 @@ async function serve(
     socketSkipped: ownSocket.skipped,
     newDashboardLink: () => link.newLink(origin),
     close() {
-      if (timer) clearInterval(timer);
       closing ??= unwind(undo);
       return closing;
     },

@@ -15,6 +15,6 @@ export function registerDescribe(program: Command, invocation: Invocation): void
     const client = await invocation.client(options);
     const app = await client.getApp(handle);
     if (options.json) invocation.json(app);
-    else invocation.out(formatYaml(app.app));
+    else invocation.out(await formatYaml(app.app));
   });
 }

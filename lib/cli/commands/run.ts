@@ -243,7 +243,7 @@ async function runCommand(
     const dryrun = await client.dryrun(body);
     for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
     if (options.json) invocation.json(dryrun);
-    else invocation.out(formatDryRun(dryrun));
+    else invocation.out(await formatDryRun(dryrun));
     return ExitCode.OK;
   }
 

@@ -1,5 +1,5 @@
 /**
- * `txs ui`: the dashboard for the configured endpoint, on a loopback port (see `../ui-proxy.ts`).
+ * `txs ui`: the dashboard for the configured endpoint, on a loopback port (see `../dashboard/ui-proxy.ts`).
  *
  * @module
  */
@@ -27,7 +27,7 @@ export function registerUi(program: Command, invocation: Invocation): void {
       return;
     }
     const { createSigV4Signer } = await import('../sigv4.js');
-    const { startUiProxy } = await import('../ui-proxy.js');
+    const { startUiProxy } = await import('../dashboard/ui-proxy.js');
     const user = invocation.io.env.TXS_USER;
     const proxy = await startUiProxy({
       upstream: settings.url,

@@ -5,14 +5,15 @@
  * update-kubeconfig` writes) gets EKS tokens made here, with the AWS SDK's credential chain; other exec
  * plugins are not run.
  *
- * The file must be JSON (`kubectl config view --raw --minify --flatten -o json > kubeconfig.json`): YAML
- * would need a parser dependency this project does not carry.
+ * The file is YAML, as kubectl writes it (`~/.kube/config`), or JSON (YAML's subset); it is parsed with the
+ * `yaml` library, which this module alone loads — and it is loaded only with the Kubernetes schedulers.
  *
  * @module
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { parse } from 'yaml';
 import { ValidationError } from '../../specs/index.js';
 import type { KubeConnection } from './client.js';
 import { type EksCredentials, eksToken } from './eks-token.js';
@@ -159,20 +160,17 @@ export function kubeConfigContext(
 }
 
 /**
- * Reads a JSON kubeconfig file's current context.
+ * Reads a kubeconfig file's current context (YAML, as kubectl writes it, or JSON).
  *
- * @throws ValidationError when the file is not JSON (with the kubectl command that writes it) or is unusable.
+ * @throws ValidationError when the file is not YAML (naming the line of the first error) or is unusable.
  */
 export function loadKubeConfig(path: string, options: KubeConfigOptions = {}): KubeConfigContext {
   const text = readFileSync(path, 'utf8');
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
-  } catch {
-    fail(
-      '',
-      `${path} is not JSON; write one with \`kubectl config view --raw --minify --flatten -o json > ${path}\``,
-    );
+    parsed = parse(text);
+  } catch (error) {
+    fail('', `${path} is not a YAML kubeconfig: ${(error as Error).message.split('\n')[0]}`);
   }
   return kubeConfigContext(parsed, dirname(path), options);
 }

@@ -37,11 +37,12 @@ async function loadedAtStart(): Promise<{ inputs: string[]; builtins: string[] }
 }
 
 describe('the prebuilt txs command', () => {
-  it('loads at start neither zod, nor an HTTP module, nor node:crypto, nor the AWS SDK', async () => {
+  it('loads at start neither zod, nor YAML, nor an HTTP module, nor node:crypto, nor the AWS SDK', async () => {
     const { inputs, builtins } = await loadedAtStart();
     expect(inputs).toContain('lib/cli/commands/run.ts');
     expect(inputs.filter((input) => input.includes('node_modules/zod/'))).toEqual([]);
     expect(inputs.filter((input) => input.includes('node_modules/@aws-sdk/'))).toEqual([]);
+    expect(inputs.filter((input) => input.includes('node_modules/yaml/'))).toEqual([]);
     expect(builtins).toContain('node:fs');
     expect(builtins.filter((name) => /^(node:)?(https?|crypto|undici)$/.test(name))).toEqual([]);
   });

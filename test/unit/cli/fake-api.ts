@@ -1,7 +1,12 @@
 /**
  * A small in-memory stand-in for the API v1, over real HTTP, for the CLI's command tests. Each app follows
  * a scripted list of states, advancing one state per status read; its log lines appear as it runs.
+ *
+ * Every answer it sends is checked against the published contract (docs/openapi.json, generated from the
+ * response schemas of lib/specs/api.ts): an answer the real API could not give is replaced by a 500 naming
+ * the mismatch, and `close()` throws, so a fake that drifts from the contract fails the test that used it.
  */
+
 import { runOptsFromDescriptions } from '../../../lib/cli/cfg.js';
 import {
   type AppState,
@@ -10,6 +15,7 @@ import {
   InvalidRunConfigError,
   type RunOptDescription,
 } from '../../../lib/specs/index.js';
+import { contractProblems } from '../../helpers/openapi-validator.js';
 import {
   apiError,
   type RecordedRequest,
@@ -63,6 +69,7 @@ export interface FakeApi {
   nextRun: FakeAppScript;
   /** Adds an app directly. */
   addApp(handle: string, script: FakeAppScript, createdAt?: number): FakeApp;
+  /** Stops the server; throws when any answer it sent did not match the contract. */
   close(): Promise<void>;
 }
 
@@ -142,13 +149,15 @@ export const COMPONENTS = [
   },
 ];
 
+/** The fields that name an app in every answer about it. */
+function handleFields(app: FakeApp) {
+  return { handle: app.handle, scheduler: app.scheduler, session: app.session, appId: app.appId };
+}
+
 function appJson(app: FakeApp) {
   const state = app.states[Math.min(app.step, app.states.length - 1)] ?? 'SUBMITTED';
   return {
-    handle: app.handle,
-    scheduler: app.scheduler,
-    session: app.session,
-    appId: app.appId,
+    ...handleFields(app),
     name: app.name,
     owner: 'tester',
     createdAt: new Date(app.createdAt).toISOString(),
@@ -284,7 +293,7 @@ export async function startFakeApi(): Promise<FakeApi> {
         return {
           body: {
             scheduler: body.scheduler,
-            app: { name, roles: [], metadata: {} },
+            app: { name, roles: [{ name, image: '/tmp', entrypoint: 'echo', args: [] }], metadata: {} },
             cfg: {},
             request: { replicas: [] },
             text: `would run ${name}`,
@@ -299,10 +308,7 @@ export async function startFakeApi(): Promise<FakeApi> {
       return {
         status: 201,
         body: {
-          handle,
-          scheduler: app.scheduler,
-          session: app.session,
-          appId: app.appId,
+          ...handleFields(app),
           state: 'SUBMITTED',
           ...warnings,
         },
@@ -322,10 +328,7 @@ export async function startFakeApi(): Promise<FakeApi> {
       return {
         body: {
           apps: page.map((a) => ({
-            handle: a.handle,
-            scheduler: a.scheduler,
-            session: a.session,
-            appId: a.appId,
+            ...handleFields(a),
             name: a.name,
             owner: 'tester',
             state: currentState(a),
@@ -377,17 +380,31 @@ export async function startFakeApi(): Promise<FakeApi> {
       }
       const requested =
         app.cancelRequestedAt === undefined ? {} : { cancelRequestedAt: app.cancelRequestedAt };
-      return { status: 202, body: { handle: app.handle, state: currentState(app), ...requested } };
+      return { status: 202, body: { ...handleFields(app), state: currentState(app), ...requested } };
     }
-    if (method === 'DELETE') return { status: 202, body: { handle: app.handle, state: currentState(app) } };
+    if (method === 'DELETE') return { status: 202, body: { ...handleFields(app), state: currentState(app) } };
     return undefined;
   };
 
-  const server: StubServer = await startStubServer(handler);
+  const broken: string[] = [];
+  const checked = (request: RecordedRequest): StubReply | undefined => {
+    const reply = handler(request);
+    if (reply === undefined || reply.text !== undefined) return reply;
+    const problems = contractProblems(request.method, request.path, reply.status ?? 200, reply.body ?? {});
+    if (problems.length === 0) return reply;
+    broken.push(...problems);
+    return apiError(500, 'FakeApiBrokeContract', `the fake API's answer breaks the contract: ${problems[0]}`);
+  };
+  const server: StubServer = await startStubServer(checked);
   return Object.assign(api, {
     url: server.url,
     requests: server.requests,
     ownSocketEnv: server.ownSocketEnv,
-    close: server.close,
+    async close() {
+      await server.close();
+      if (broken.length > 0) {
+        throw new Error(`the fake API sent answers the real API cannot give:\n${broken.join('\n')}`);
+      }
+    },
   });
 }

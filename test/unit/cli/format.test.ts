@@ -91,9 +91,9 @@ describe('formatStatus', () => {
 });
 
 describe('formatYaml', () => {
-  it('renders nested objects and lists in block style', () => {
+  it('renders nested objects and lists in block style, lists indented under their key', async () => {
     expect(
-      formatYaml({
+      await formatYaml({
         name: 'echo',
         roles: [{ name: 'echo', args: ['hello world', '--flag'], env: {}, numReplicas: 1 }],
         metadata: {},
@@ -104,8 +104,8 @@ describe('formatYaml', () => {
         'roles:',
         '  - name: echo',
         '    args:',
-        '      - "hello world"',
-        '      - "--flag"',
+        '      - hello world',
+        '      - --flag',
         '    env: {}',
         '    numReplicas: 1',
         'metadata: {}',
@@ -113,14 +113,36 @@ describe('formatYaml', () => {
     );
   });
 
-  it('quotes strings YAML would read as something else', () => {
-    expect(formatYaml({ a: 'true', b: '123', c: '', d: 'x: y', e: null, f: false, g: 'k:' })).toBe(
+  it('quotes strings YAML would read as something else', async () => {
+    expect(await formatYaml({ a: 'true', b: '123', c: '', d: 'x: y', e: null, f: false, g: 'k:' })).toBe(
       'a: "true"\nb: "123"\nc: ""\nd: "x: y"\ne: null\nf: false\ng: "k:"',
     );
   });
 
-  it('leaves image names and ARNs plain', () => {
-    expect(formatYaml({ image: 'ghcr.io/pytorch/torchx:0.7.0', role: 'arn:aws:iam::1:role/r' })).toBe(
+  it('quotes strings that read as YAML 1.1 numbers or booleans, as PyYAML does', async () => {
+    expect(
+      await formatYaml(['.5', '.inf', '.NaN', '-.Inf', '1_000', '0x1F', 'yes', 'Off', '2026-01-15']),
+    ).toBe(
+      ['".5"', '".inf"', '".NaN"', '"-.Inf"', '"1_000"', '"0x1F"', '"yes"', '"Off"', '"2026-01-15"']
+        .map((line) => `- ${line}`)
+        .join('\n'),
+    );
+  });
+
+  it('writes the numbers Infinity and NaN as YAML reads them', async () => {
+    expect(await formatYaml({ half: 0.5, big: Number.POSITIVE_INFINITY, none: Number.NaN })).toBe(
+      'half: 0.5\nbig: .inf\nnone: .nan',
+    );
+  });
+
+  it('keeps every string on one line and escapes what would drive the terminal', async () => {
+    expect(await formatYaml({ msg: 'two\nlines', evil: '\u202Eevil\u001b[2J' })).toBe(
+      'msg: "two\\nlines"\nevil: "\\u{202E}evil\\e[2J"',
+    );
+  });
+
+  it('leaves image names and ARNs plain', async () => {
+    expect(await formatYaml({ image: 'ghcr.io/pytorch/torchx:0.7.0', role: 'arn:aws:iam::1:role/r' })).toBe(
       'image: ghcr.io/pytorch/torchx:0.7.0\nrole: arn:aws:iam::1:role/r',
     );
   });
@@ -193,8 +215,8 @@ describe('builtins formatting', () => {
 });
 
 describe('formatDryRun', () => {
-  it("prints the application and the scheduler's request text", () => {
-    const text = formatDryRun({
+  it("prints the application and the scheduler's request text", async () => {
+    const text = await formatDryRun({
       scheduler: 'local_cwd',
       app: { name: 'echo', roles: [], metadata: {} },
       cfg: {},
@@ -206,8 +228,8 @@ describe('formatDryRun', () => {
     );
   });
 
-  it('falls back to the JSON request when there is no text', () => {
-    const text = formatDryRun({
+  it('falls back to the JSON request when there is no text', async () => {
+    const text = await formatDryRun({
       scheduler: 's',
       app: { name: 'a', roles: [], metadata: {} },
       cfg: {},

@@ -100,26 +100,26 @@ describe('CLI formatters over any API answer', () => {
     );
   });
 
-  it('txs describe (formatYaml) never throws and prints no control character', () => {
-    fc.assert(
-      fc.property(appResponse, anyJsonObject, (app, json) => {
-        expectInert(formatYaml(app.app));
-        expectInert(formatYaml(app));
-        expectInert(formatYaml(json));
+  it('txs describe (formatYaml) never throws and prints no control character', async () => {
+    await fc.assert(
+      fc.asyncProperty(appResponse, anyJsonObject, async (app, json) => {
+        expectInert(await formatYaml(app.app));
+        expectInert(await formatYaml(app));
+        expectInert(await formatYaml(json));
       }),
       RUNS,
     );
   });
 
-  it("dry runs, runopts and builtins never throw and carry only the CLI's own colours", () => {
-    fc.assert(
-      fc.property(
+  it("dry runs, runopts and builtins never throw and carry only the CLI's own colours", async () => {
+    await fc.assert(
+      fc.asyncProperty(
         dryRunResponse,
         fc.array(schedulerInfo, { maxLength: 3 }),
         fc.array(componentDescription, { minLength: 1, maxLength: 3 }),
         fc.boolean(),
-        (dryrun, schedulers, components, colour) => {
-          expectInert(formatDryRun(dryrun as never));
+        async (dryrun, schedulers, components, colour) => {
+          expectInert(await formatDryRun(dryrun as never));
           expectInert(formatRunOpts(schedulers as never, painter(colour)).replace(OWN, ''));
           expectInert(formatBuiltinList(components as never));
           for (const component of components) expectInert(formatBuiltin(component as never));

@@ -95,14 +95,61 @@ describe('kubeConfigContext', () => {
 });
 
 describe('loadKubeConfig', () => {
-  it('reads a JSON kubeconfig file and explains how to write one when it is YAML', () => {
+  it('reads a YAML kubeconfig as kubectl writes it, exec users included', async () => {
+    const path = join(dir, 'config');
+    writeFileSync(
+      path,
+      [
+        'apiVersion: v1',
+        'kind: Config',
+        'preferences: {}',
+        'current-context: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        'clusters:',
+        '- cluster:',
+        `    certificate-authority-data: ${b64('CA-PEM')}`,
+        '    server: https://ABC.gr7.us-west-2.eks.amazonaws.com',
+        '  name: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        'contexts:',
+        '- context:',
+        '    cluster: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        '    user: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        '    namespace: ml',
+        '  name: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        'users:',
+        '- name: arn:aws:eks:us-west-2:111122223333:cluster/training',
+        '  user:',
+        '    exec:',
+        '      apiVersion: client.authentication.k8s.io/v1beta1',
+        '      command: aws',
+        '      args:',
+        '      - --region',
+        '      - us-west-2',
+        '      - eks',
+        '      - get-token',
+        '      - --cluster-name',
+        '      - training',
+        '      env: null',
+        '',
+      ].join('\n'),
+    );
+    const ctx = loadKubeConfig(path, { awsCredentials: creds });
+    expect(ctx.connection.server).toBe('https://ABC.gr7.us-west-2.eks.amazonaws.com');
+    expect(ctx.connection.ca).toBe('CA-PEM');
+    expect(ctx.namespace).toBe('ml');
+    const token = ctx.connection.token;
+    expect(typeof token).toBe('function');
+    expect(await (token as () => Promise<string>)()).toMatch(new RegExp(`^${EKS_TOKEN_PREFIX}`));
+  });
+
+  it('reads a JSON kubeconfig file', () => {
     const json = join(dir, 'config.json');
     writeFileSync(json, JSON.stringify(config({ token: 't' })));
     expect(loadKubeConfig(json).connection.server).toBe('https://k8s.example:6443');
-    const yaml = join(dir, 'config');
-    writeFileSync(yaml, 'apiVersion: v1\nkind: Config\n');
-    expect(() => loadKubeConfig(yaml)).toThrow(
-      /not JSON.*kubectl config view --raw --minify --flatten -o json/,
-    );
+  });
+
+  it('names the file and the first error when it is not YAML', () => {
+    const broken = join(dir, 'broken');
+    writeFileSync(broken, 'current-context: ctx\nclusters: [\n');
+    expect(() => loadKubeConfig(broken)).toThrow(/kubeconfig.*broken is not a YAML kubeconfig: /);
   });
 });

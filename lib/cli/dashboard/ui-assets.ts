@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The dashboard's three files. */
@@ -53,19 +54,28 @@ export async function buildUiAssets(uiDir: string): Promise<UiAssets> {
   return { html: readFileSync(`${uiDir}/index.html`, 'utf8'), js: file('.js'), css: file('.css') };
 }
 
+/**
+ * The root of this package: the nearest directory above this module with a `package.json` — the clone, or
+ * the installed package — wherever the module runs from (`lib/cli/dashboard/` through tsx, `dist/lib/cli/…`
+ * compiled, or inside the `dist/cli/` bundle).
+ */
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json')) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
 let cached: Promise<UiAssets> | undefined;
 
-/** The page's files: prebuilt `dist/ui` when present next to this module, else built from `ui/` sources. */
+/** The page's files: in a clone, built from the `ui/` sources; in an installed package, the prebuilt `dist/ui`. */
 export function uiAssets(): Promise<UiAssets> {
   cached ??= (async () => {
-    // lib/cli → <root>/ui (sources); dist/cli/main.js → dist/ui; dist/lib/cli → dist/ui (prebuilt).
-    for (const relative of ['../../ui/', '../ui/']) {
-      const dir = fileURLToPath(new URL(relative, import.meta.url));
-      if (existsSync(`${dir}app.js`)) {
-        const read = (f: string) => readFileSync(`${dir}${f}`, 'utf8');
-        return { html: read('index.html'), js: read('app.js'), css: read('app.css') };
-      }
-      if (existsSync(`${dir}main.ts`)) return buildUiAssets(dir.replace(/\/$/, ''));
+    const root = packageRoot();
+    if (existsSync(join(root, 'ui/main.ts'))) return buildUiAssets(join(root, 'ui'));
+    const built = join(root, 'dist/ui');
+    if (existsSync(join(built, 'app.js'))) {
+      const read = (f: string) => readFileSync(join(built, f), 'utf8');
+      return { html: read('index.html'), js: read('app.js'), css: read('app.css') };
     }
     throw new Error('the dashboard is not built: run `npm run build`');
   })();

@@ -11,11 +11,11 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isLoopbackAuthority, isLoopbackOrigin } from '../local-token.js';
+import type { RequestSigner } from '../sigv4.js';
 import { sendError } from './error-reply.js';
-import { isLoopbackAuthority, isLoopbackOrigin } from './local-token.js';
 import { LOGOUT_PATH, OneTimeLink } from './one-time-link.js';
 import { PeerUser, type ProcNetReader } from './peer-user.js';
-import type { RequestSigner } from './sigv4.js';
 import { serveUi } from './ui-assets.js';
 
 /** The API's routes the page may call: method and path pattern (one segment per `{…}`). */
