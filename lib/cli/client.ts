@@ -6,6 +6,7 @@
  * @module
  */
 import { parseAppHandle } from '../specs/app-handle.js';
+import { backoffDelay } from '../specs/backoff.js';
 import type {
   ApiErrorBody,
   AppActionResponse,
@@ -299,7 +300,7 @@ export class TxsClient {
       );
       if (outcome.ok) return { value: outcome.value as T, header: outcome.header };
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
-      await this.sleep(outcome.retryAfterMs ?? backoff(attempt));
+      await this.sleep(outcome.retryAfterMs ?? backoffDelay(attempt, RETRY_BACKOFF));
     }
   }
 
@@ -474,9 +475,8 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-function backoff(attempt: number): number {
-  return Math.min(8_000, 500 * 2 ** attempt) + Math.floor(Math.random() * 250);
-}
+/** Back-off between retries of a transient failure that named no `Retry-After`. */
+const RETRY_BACKOFF = { baseMs: 500, capMs: 8_000 } as const;
 
 function retryAfterMs(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;
