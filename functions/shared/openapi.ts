@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API v1, generated from the zod schemas that validate requests
- * (`lib/specs/schema.ts`) and describe responses (`lib/specs/api.ts`), with one operation per route of
- * `functions/routes.ts`. Committed as `docs/openapi.json`, which `GET /v1/openapi.json` serves as is
- * (`npm run openapi` regenerates it; a test fails when it is stale).
+ * (`lib/specs/schema.ts`; query parameters and headers: `queries.ts`) and describe responses
+ * (`lib/specs/api.ts`), with one operation per route of `functions/routes.ts`. Committed as
+ * `docs/openapi.json`, which `GET /v1/openapi.json` serves as is (`npm run openapi` regenerates it; a test
+ * fails when it is stale).
  */
 import * as z from 'zod/mini';
 import {
