@@ -242,8 +242,8 @@ if (inProcess) {
         const scheduler = rows.find((r) => r.app === app && r.via === 'scheduler');
         if (scheduler?.vsTorchx === undefined) continue;
         verdicts.push({
-          target: `dry run ≥ 10× TorchX's submit_dryrun: ${app}`,
-          met: scheduler.vsTorchx >= 10,
+          target: `dry run ≥ 5× TorchX's submit_dryrun: ${app}`,
+          met: scheduler.vsTorchx >= 5,
           measured: `scheduler ${scheduler.vsTorchx}× (${scheduler.cpuUsPerOp} µs CPU)`,
         });
       }

@@ -5,9 +5,9 @@
  */
 import { recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
-import { listFilters } from './list-filters.js';
+import { listFiltersOf } from './list-filters.js';
 
 export const handler = apiHandler({ operation: 'Counts' }, async (req) => {
-  const counts = await recordsRunner().countByState(listFilters(req));
+  const counts = await recordsRunner().countByState(listFiltersOf(req));
   return { statusCode: 200, body: counts };
 });

@@ -1,37 +1,36 @@
 /**
  * The filters `GET /v1/apps` and `GET /v1/apps/counts` share: owner, scheduler, session and since, parsed
- * from the query string with errors that name the parameter.
+ * by their schema (`APP_FILTERS`) with errors that name the parameter.
  */
+import type * as z from 'zod/mini';
 import { ALL_OWNERS, type CountAppsQuery } from '../../lib/runner/index.js';
-import {
-  SCHEDULER_NAME_PATTERN,
-  SESSION_NAME_PATTERN,
-  SESSION_NAME_RULE,
-  ValidationError,
-} from '../../lib/specs/index.js';
 import { requireSchedulerName } from '../shared/container.js';
 import { HttpRequestError } from '../shared/http-errors.js';
 import type { ApiRequest } from '../shared/middleware.js';
-import { timeParam } from '../shared/query.js';
+import { APP_FILTERS } from '../shared/queries.js';
+import { parseParams } from '../shared/query.js';
 
-/** The owner, scheduler, session and since filters of a listing request. */
-export function listFilters(req: ApiRequest): CountAppsQuery {
-  const query: CountAppsQuery = { owner: ownerParam(req.query('owner'), req.caller) };
-  const scheduler = req.query('scheduler');
-  const session = req.query('session');
-  const since = timeParam('since', req.query('since'));
-  if (scheduler && !SCHEDULER_NAME_PATTERN.test(scheduler)) {
-    throw ValidationError.forField('scheduler', 'must be a scheduler name such as local_cwd or aws_batch');
+/** The filters, as {@link APP_FILTERS} parses them. */
+export type AppFilters = z.output<typeof APP_FILTERS>;
+
+/** The listing query of parsed filters, for `caller`. */
+export function listFilters(filters: AppFilters, caller: ApiRequest['caller']): CountAppsQuery {
+  const query: CountAppsQuery = { owner: ownerParam(filters.owner, caller) };
+  if (filters.scheduler) {
+    requireSchedulerName(filters.scheduler);
+    query.scheduler = filters.scheduler;
   }
-  if (session && !SESSION_NAME_PATTERN.test(session))
-    throw ValidationError.forField('session', SESSION_NAME_RULE);
-  if (scheduler) {
-    requireSchedulerName(scheduler);
-    query.scheduler = scheduler;
-  }
-  if (session) query.session = session;
-  if (since) query.since = since.getTime();
+  if (filters.session) query.session = filters.session;
+  if (filters.since) query.since = filters.since.getTime();
   return query;
+}
+
+/** The listing query of a request's filters. */
+export function listFiltersOf(req: ApiRequest): CountAppsQuery {
+  return listFilters(
+    parseParams(APP_FILTERS, (name) => req.query(name)),
+    req.caller,
+  );
 }
 
 /** The owner a listing covers: the caller's own unless an admin asks for another owner or for `all`. */

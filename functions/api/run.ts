@@ -1,10 +1,10 @@
 /** `POST /v1/apps`: validate, record, submit; idempotent with an `Idempotency-Key` header. */
-import { parseRunRequest, ValidationError } from '../../lib/specs/index.js';
+import { parseRunRequest } from '../../lib/specs/index.js';
 import { apiHandler } from '../shared/middleware.js';
+import { HEADERS } from '../shared/queries.js';
+import { parseParams } from '../shared/query.js';
 import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Time kept after the submission deadline to write the outcome and answer (ms). */
 const SUBMISSION_DEADLINE_MARGIN_MS = 3000;
@@ -13,13 +13,9 @@ const MAX_SUBMISSION_MS = 25_000;
 
 export const handler = apiHandler({ operation: 'Run', body: true }, async (req, context) => {
   const request = parseRunRequest(req.body);
-  const key = req.header('idempotency-key');
-  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-    throw ValidationError.forField(
-      'Idempotency-Key',
-      'must be 1–255 printable ASCII characters without spaces',
-    );
-  }
+  const { 'Idempotency-Key': key } = parseParams(HEADERS.Run, (name) => req.header(name.toLowerCase()), {
+    keepEmpty: true,
+  });
   // Answer before API Gateway's 29 s limit: a submission still in flight at the deadline answers 503
   // SubmissionOutcomeUnknown with the handle. The idempotency lease ends when Lambda stops this invocation.
   const now = Date.now();

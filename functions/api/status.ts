@@ -3,24 +3,18 @@
  * `?waitFor=<revision>` holds the request until the record's revision differs (local mode; the deployed
  * stack answers at once, see docs/http-api.md).
  */
-import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
+import { MAX_WAIT_SECONDS } from '../../lib/runner/revision.js';
 import { ValidationError } from '../../lib/specs/index.js';
 import { localModeHooks, recordsRunner } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
-import { boolParam, intParam, patternParam } from '../shared/query.js';
+import { QUERIES } from '../shared/queries.js';
+import { parseParams } from '../shared/query.js';
 import { detailView } from '../shared/views.js';
 import { appFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   const { handle, scheduler } = appFromPath(req);
-  const refresh = boolParam('refresh', req.query('refresh'));
-  const waitFor = patternParam(
-    'waitFor',
-    req.query('waitFor'),
-    REVISION_PATTERN,
-    'the `revision` of an earlier answer about this app (22 characters of A-Z a-z 0-9 _ -)',
-  );
-  const waitSeconds = intParam('waitSeconds', req.query('waitSeconds'), 1, MAX_WAIT_SECONDS);
+  const { refresh, waitFor, waitSeconds } = parseParams(QUERIES.Status, (name) => req.query(name));
   if (waitSeconds !== undefined && waitFor === undefined)
     throw ValidationError.forField(
       'waitSeconds',

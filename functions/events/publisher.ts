@@ -4,12 +4,11 @@
  * Entries PutEvents rejects are retried here; records whose event still fails are returned as batch item
  * failures, so the stream delivers them again (then bisects, then sends them to the dead-letter queue).
  */
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import middy from '@middy/core';
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { type PublishOptions, publishStreamRecords, type StreamRecord } from '../../lib/events/outbox.js';
 import { eventBridgePutEvents } from '../shared/backends/event-bridge.js';
 import { ENV } from '../shared/env-names.js';
+import { eventHandler } from '../shared/event-handler.js';
 import { logger, metrics } from '../shared/powertools.js';
 
 let putEvents: PublishOptions['putEvents'] | undefined;
@@ -40,10 +39,6 @@ export function resetPublisher(): void {
   putEvents = undefined;
 }
 
-export const handler = middy<DynamoDBStreamEvent, DynamoDBBatchResponse>()
-  .use(injectLambdaContext(logger, { resetKeys: true }))
-  .handler(async (event) => {
-    const result = await publishChanges(event as { Records: StreamRecord[] });
-    metrics.publishStoredMetrics();
-    return result;
-  });
+export const handler = eventHandler<DynamoDBStreamEvent, DynamoDBBatchResponse>((event) =>
+  publishChanges(event as { Records: StreamRecord[] }),
+);

@@ -151,12 +151,6 @@ export function isRetryable(error: TxsError): boolean {
 export function toTxsError(error: unknown): TxsError | undefined {
   if (error instanceof TxsError) return error;
   if (isMiddyHttpError(error) && error.cause?.package === '@middy/http-json-body-parser') {
-    if (error.message === 'Unsupported Media Type') {
-      return new HttpRequestError(
-        'UnsupportedMediaType',
-        'Send the body as JSON with Content-Type: application/json',
-      );
-    }
     const detail = error.cause.message ? `: ${error.cause.message}` : ': the request body is missing';
     return new HttpRequestError('InvalidJson', `The request body is not valid JSON${detail}`, [
       { path: 'body', message: `not valid JSON${detail}` },

@@ -1,7 +1,8 @@
 /**
  * The one middleware chain every API handler uses: header normalization, JSON body parsing (for routes with
  * a body), Powertools logging with request ids, metrics, and the single error mapper. Handlers stay wiring:
- * they receive a typed request and return `{ statusCode, body }`.
+ * they receive a typed request and return `{ statusCode, body }`. Its twin for event-triggered functions
+ * is `event-handler.ts`.
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -13,6 +14,9 @@ import { deploymentConfig } from './deployment-config.js';
 import { errorResponse, HttpRequestError, statusForCode, toTxsError } from './http-errors.js';
 import { type Caller, callerOf } from './identity.js';
 import { logger, metrics } from './powertools.js';
+
+/** A JSON media type (`application/json`, `application/<x>+json`, with parameters). */
+const JSON_MEDIA_TYPE = /^application\/(.+\+)?json($|;.+)/;
 
 /** Largest accepted request body (bytes). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -126,6 +130,13 @@ export function apiHandler(
           throw new HttpRequestError(
             'PayloadTooLarge',
             `The request body is larger than ${MAX_BODY_BYTES} bytes`,
+          );
+        }
+        // The media type is checked here, so every error of the body parser is a body that is not JSON.
+        if (options.body && !JSON_MEDIA_TYPE.test(request.event.headers?.['content-type'] ?? '')) {
+          throw new HttpRequestError(
+            'UnsupportedMediaType',
+            'Send the body as JSON with Content-Type: application/json',
           );
         }
       },

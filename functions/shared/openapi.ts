@@ -1,11 +1,11 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API v1, generated from the zod schemas that validate requests
- * (`lib/specs/schema.ts`) and describe responses (`lib/specs/api.ts`), with one operation per route of
- * `functions/routes.ts`. Committed as `docs/openapi.json`, which `GET /v1/openapi.json` serves as is
- * (`npm run openapi` regenerates it; a test fails when it is stale).
+ * (`lib/specs/schema.ts`; query parameters and headers: `queries.ts`) and describe responses
+ * (`lib/specs/api.ts`), with one operation per route of `functions/routes.ts`. Committed as
+ * `docs/openapi.json`, which `GET /v1/openapi.json` serves as is (`npm run openapi` regenerates it; a test
+ * fails when it is stale).
  */
 import * as z from 'zod/mini';
-import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';
 import {
   apiErrorSchema,
   appActionResponseSchema,
@@ -20,34 +20,26 @@ import {
   schedulersResponseSchema,
 } from '../../lib/specs/index.js';
 import { ROUTES } from '../routes.js';
+import { HEADERS, QUERIES } from './queries.js';
+import type { ParamsSchema } from './query.js';
 
 type JsonSchema = Record<string, unknown>;
 
-/** A query parameter: name, JSON Schema, and what it does. */
-type QueryParam = readonly [name: string, schema: JsonSchema, description: string];
+/** A response header: name, JSON Schema, and what it says. */
+type HeaderDoc = readonly [name: string, schema: JsonSchema, description: string];
 
 interface Operation {
   readonly summary: string;
   readonly body?: z.ZodMiniType;
-  readonly query?: readonly QueryParam[];
-  readonly headers?: readonly QueryParam[];
+  readonly query?: ParamsSchema;
+  readonly headers?: ParamsSchema;
   /** Headers of the success answer. */
-  readonly responseHeaders?: readonly QueryParam[];
+  readonly responseHeaders?: readonly HeaderDoc[];
   readonly status: number;
   readonly response: z.ZodMiniType | 'openapi';
 }
 
 const str: JsonSchema = { type: 'string' };
-const int = (minimum: number, maximum: number): JsonSchema => ({ type: 'integer', minimum, maximum });
-const time: JsonSchema = { type: 'string', description: 'ISO-8601 time or epoch milliseconds' };
-
-/** The filters of `GET /v1/apps` that `GET /v1/apps/counts` shares. */
-const APP_FILTERS: readonly QueryParam[] = [
-  ['scheduler', str, 'only apps of this scheduler'],
-  ['session', str, 'only apps of this session'],
-  ['since', time, 'only apps created at or after this time'],
-  ['owner', str, "deployment admins: all (every owner's apps) or another owner"],
-];
 
 /** Every operation, by route name. */
 const OPERATIONS: Readonly<Record<string, Operation>> = {
@@ -70,50 +62,25 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   Run: {
     summary: 'Record and submit an app',
     body: runRequestSchema,
-    headers: [
-      [
-        'Idempotency-Key',
-        { type: 'string', pattern: '^[\\x21-\\x7e]{1,255}$' },
-        'retries with the same key return the first answer',
-      ],
-    ],
+    headers: HEADERS.Run,
     status: 201,
     response: runResponseSchema,
   },
   List: {
     summary: "The caller's apps, newest first",
-    query: [
-      ...APP_FILTERS,
-      ['state', str, 'only apps in these states (comma-separated, e.g. RUNNING,PENDING)'],
-      ['limit', int(1, 100), 'page size'],
-      ['nextToken', str, 'the nextToken of the previous page'],
-    ],
+    query: QUERIES.List,
     status: 200,
     response: listAppsResponseSchema,
   },
   Counts: {
     summary: "How many of the caller's apps are in each state (at most 10,000 records read)",
-    query: APP_FILTERS,
+    query: QUERIES.Counts,
     status: 200,
     response: appCountsResponseSchema,
   },
   Status: {
     summary: "An app's record and status",
-    query: [
-      [
-        'refresh',
-        { type: 'string', enum: ['true', 'false', '1', '0'] },
-        'ask the scheduler before answering',
-      ],
-      [
-        'waitFor',
-        { type: 'string', pattern: REVISION_PATTERN.source },
-        'the revision of an earlier answer: answer once the record has another revision, or after ' +
-          'waitSeconds (local mode holds the request; the deployed API answers at once, without the ' +
-          'Long-Polled header). Not with refresh',
-      ],
-      ['waitSeconds', int(1, MAX_WAIT_SECONDS), `with waitFor: longest wait (default ${MAX_WAIT_SECONDS})`],
-    ],
+    query: QUERIES.Status,
     responseHeaders: [
       [
         'Long-Polled',
@@ -133,16 +100,7 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
   Cancel: { summary: 'Request cancellation of an app', status: 202, response: appActionResponseSchema },
   Logs: {
     summary: "One page of a replica's log lines",
-    query: [
-      ['role', str, 'role name (default: the first role)'],
-      ['replica', int(0, 100_000), 'replica id'],
-      ['regex', str, 'only lines matching this regular expression'],
-      ['since', time, 'only lines at or after this time'],
-      ['until', time, 'only lines before this time'],
-      ['streams', { type: 'string', enum: ['combined', 'stdout', 'stderr'] }, 'which output streams'],
-      ['limit', int(1, 10_000), 'page size (lines)'],
-      ['nextToken', str, 'the nextToken of the previous page'],
-    ],
+    query: QUERIES.Logs,
     status: 200,
     response: logPageResponseSchema,
   },
@@ -157,6 +115,18 @@ function jsonSchema(schema: z.ZodMiniType, io: 'input' | 'output'): JsonSchema {
     unrepresentable: 'any',
   });
   return rest;
+}
+
+/** The OpenAPI parameters of a route's query or headers: each one's JSON Schema, its description beside it. */
+function parametersOf(schema: ParamsSchema | undefined, where: 'query' | 'header'): JsonSchema[] {
+  if (schema === undefined) return [];
+  const properties = (jsonSchema(schema, 'input').properties ?? {}) as Record<string, JsonSchema>;
+  return Object.entries(properties).map(([name, { description, ...param }]) => ({
+    name,
+    in: where,
+    description,
+    schema: param,
+  }));
 }
 
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
@@ -175,13 +145,8 @@ export function buildOpenApiDocument(): Record<string, unknown> {
         required: true,
         schema: str,
       })),
-      ...(op.query ?? []).map(([name, schema, description]) => ({ name, in: 'query', description, schema })),
-      ...(op.headers ?? []).map(([name, schema, description]) => ({
-        name,
-        in: 'header',
-        description,
-        schema,
-      })),
+      ...parametersOf(op.query, 'query'),
+      ...parametersOf(op.headers, 'header'),
     ];
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, unknown>)[route.method.toLowerCase()] = {

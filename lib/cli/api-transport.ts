@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { backoffDelay } from '../specs/backoff.js';
 import { apiErrorFrom } from './answer-errors.js';
 import { ApiError, type CliError, EndpointUnreachableError } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
@@ -133,7 +134,7 @@ export class ApiTransport {
       );
       if (outcome.ok) return { value: outcome.value as T, header: outcome.header };
       if (!outcome.retryable || attempt >= maxRetries) throw outcome.error;
-      await this.sleep(outcome.retryAfterMs ?? backoff(attempt));
+      await this.sleep(outcome.retryAfterMs ?? backoffDelay(attempt, RETRY_BACKOFF));
     }
   }
 
@@ -239,9 +240,8 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-function backoff(attempt: number): number {
-  return Math.min(8_000, 500 * 2 ** attempt) + Math.floor(Math.random() * 250);
-}
+/** Back-off between retries of a transient failure that named no `Retry-After`. */
+const RETRY_BACKOFF = { baseMs: 500, capMs: 8_000 } as const;
 
 function retryAfterMs(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;

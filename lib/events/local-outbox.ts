@@ -8,8 +8,8 @@
  * @module
  */
 import type { AppRecordStore, AppStateChangePublisher, TransitionOutcome } from '../runner/index.js';
-import type { AppHandle, AppRecord, AppStateTransition } from '../specs/index.js';
-import { changeEventOf } from './outbox.js';
+import { type AppHandle, type AppRecord, type AppStateTransition, retry } from '../specs/index.js';
+import { changeEventOf, PUBLISH_BACKOFF } from './outbox.js';
 
 /** Options of {@link withLocalOutbox}. */
 export interface LocalOutboxOptions {
@@ -17,7 +17,7 @@ export interface LocalOutboxOptions {
   publisher: AppStateChangePublisher;
   /** Attempts per event (default 5). */
   attempts?: number;
-  /** Back-off between attempts (default: 100 ms, doubling). */
+  /** Waits out the back-off between attempts (`PUBLISH_BACKOFF`; default: a timer). */
   sleep?: (ms: number) => Promise<void>;
   /** Called with an event that failed every attempt. */
   onGiveUp?: (error: unknown) => void;
@@ -29,8 +29,6 @@ export type OutboxStore = AppRecordStore & {
   drain(): Promise<void>;
 };
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
  * Wraps `store` so every committed state change is published after the write, at least once per process.
  *
@@ -40,21 +38,17 @@ const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  * ```
  */
 export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptions): OutboxStore {
-  const attempts = options.attempts ?? 5;
-  const sleep = options.sleep ?? realSleep;
+  const retryOptions = {
+    ...PUBLISH_BACKOFF,
+    maxAttempts: options.attempts ?? 5,
+    ...(options.sleep === undefined ? {} : { sleep: options.sleep }),
+  };
   let queue: Promise<void> = Promise.resolve();
   const deliver = async (event: NonNullable<ReturnType<typeof changeEventOf>>): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await options.publisher.publish(event);
-        return;
-      } catch (error) {
-        if (attempt >= attempts) {
-          options.onGiveUp?.(error);
-          return;
-        }
-        await sleep(100 * 2 ** (attempt - 1));
-      }
+    try {
+      await retry(() => options.publisher.publish(event), retryOptions);
+    } catch (error) {
+      options.onGiveUp?.(error);
     }
   };
   const wrapper: OutboxStore = Object.create(store) as OutboxStore;

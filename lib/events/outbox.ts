@@ -17,7 +17,13 @@ import {
   APP_STATE_CHANGE_SOURCE,
   type AppStateChangeEvent,
 } from '../runner/index.js';
-import { type AppRecord, type StateReason, sameStateReason } from '../specs/index.js';
+import {
+  type AppRecord,
+  backoffDelay,
+  type StateReason,
+  sameStateReason,
+  sleep as timerSleep,
+} from '../specs/index.js';
 
 /** The stable id of the change that produced `version` of the app's record. */
 export function appStateChangeId(handle: string, version: number): string {
@@ -113,7 +119,7 @@ export interface PublishOptions {
   putEvents: (entries: PutEventsEntry[]) => Promise<PutEventsResult>;
   /** Rounds of sending what failed before giving up (default 3). */
   attempts?: number;
-  /** Back-off between rounds (default: 100 ms, doubling). */
+  /** Waits out the back-off between rounds ({@link PUBLISH_BACKOFF}; default: a timer). */
   sleep?: (ms: number) => Promise<void>;
 }
 
@@ -131,7 +137,8 @@ export interface PublishReport {
 
 /** PutEvents takes at most 10 entries per request. */
 const MAX_ENTRIES_PER_PUT = 10;
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Back-off between publishing rounds: full jitter below 100 ms, then 200 ms, … up to 5 s. */
+export const PUBLISH_BACKOFF = { baseMs: 100, capMs: 5_000 } as const;
 
 /** The PutEvents entry of an event. */
 export function putEventsEntry(busName: string, event: AppStateChangeEvent): PutEventsEntry {
@@ -155,13 +162,13 @@ export async function putAllEvents(
   options: PublishOptions,
 ): Promise<{ failed: number[]; retried: number }> {
   const attempts = options.attempts ?? 3;
-  const sleep = options.sleep ?? realSleep;
+  const sleep = options.sleep ?? timerSleep;
   let pending = events.map((_, i) => i);
   let retried = 0;
   for (let round = 0; round < attempts && pending.length > 0; round++) {
     if (round > 0) {
       retried += pending.length;
-      await sleep(100 * 2 ** (round - 1));
+      await sleep(backoffDelay(round - 1, PUBLISH_BACKOFF));
     }
     const stillFailing: number[] = [];
     for (let start = 0; start < pending.length; start += MAX_ENTRIES_PER_PUT) {

@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { isDiskFull } from '../specs/index.js';
+import { backoffDelay, isDiskFull } from '../specs/index.js';
 
 /** Options of {@link LocalEventBus}. */
 export interface LocalEventBusOptions {
-  /** Delay before retry `attempt` (1, 2, …); default 1 s doubling up to 5 s. */
+  /** Delay before retry `attempt` (1, 2, …); default full jitter below 1 s, doubling up to 5 s. */
   retryDelayMs?: (attempt: number) => number;
   /** Told of a delivery's first failure (later failures of the same event are not repeated). */
   onError?: (error: unknown) => void;
@@ -35,7 +35,8 @@ export class LocalEventBus<E> {
     private readonly deliver: (event: E) => Promise<unknown>,
     options: LocalEventBusOptions = {},
   ) {
-    this.retryDelayMs = options.retryDelayMs ?? ((attempt) => Math.min(5000, 1000 * 2 ** (attempt - 1)));
+    this.retryDelayMs =
+      options.retryDelayMs ?? ((attempt) => backoffDelay(attempt - 1, { baseMs: 1_000, capMs: 5_000 }));
     this.onError =
       options.onError ?? ((error) => console.error('local state-change delivery failed:', error));
   }

@@ -15,6 +15,7 @@ import {
   makeAppHandle,
   parseAppHandle,
   type StateReason,
+  sleep,
   UnknownAppError,
 } from '../specs/index.js';
 import { recordRevision } from './revision.js';
@@ -39,8 +40,6 @@ export interface AppRecordsOptions {
    */
   lateIndexDelaysMs?: readonly number[];
 }
-
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Tells of committed writes to app records (local mode: the server is the only writer of its store, so it
@@ -97,7 +96,7 @@ export class AppRecords {
   constructor(options: AppRecordsOptions) {
     this.store = options.store;
     this.sessionName = options.sessionName ?? DEFAULT_SESSION;
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? sleep;
     this.lateIndexDelaysMs = options.lateIndexDelaysMs ?? [250, 750, 2000];
   }
 

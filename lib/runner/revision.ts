@@ -6,19 +6,7 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import type { AppRecord } from '../specs/index.js';
-
-/** JSON with object keys sorted at every level, so equal values give equal text whatever their key order. */
-export function stableStringify(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${stableStringify((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+import { type AppRecord, canonicalJson } from '../specs/index.js';
 
 /**
  * Longest a status request waits for its record to change (`waitSeconds`, and its default): well under API
@@ -43,7 +31,7 @@ const revisions = new WeakMap<AppRecord, string>();
 export function recordRevision(record: AppRecord): string {
   let revision = revisions.get(record);
   if (revision === undefined) {
-    revision = createHash('sha256').update(stableStringify(record)).digest('base64url').slice(0, 22);
+    revision = createHash('sha256').update(canonicalJson(record)).digest('base64url').slice(0, 22);
     revisions.set(record, revision);
   }
   return revision;

@@ -17,7 +17,9 @@ import {
   type AppStateTransition,
   type AppStatus,
   BACKEND_TEXT_CODES,
+  backoffDelay,
   type Cfg,
+  canonicalJson,
   type DescribeAppResponse,
   isTerminal,
   type ListAppResponse,
@@ -25,6 +27,7 @@ import {
   type NewAppRecord,
   type RunRequest,
   SECRET_CFG_KEYS,
+  sleep,
   TxsError,
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
@@ -36,7 +39,6 @@ import {
   WaitTimeoutError,
 } from './errors.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
-import { stableStringify } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -110,11 +112,9 @@ function hashableCfg(cfg: Readonly<Cfg>): Cfg {
   return out;
 }
 
-const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
 export function requestHash(value: unknown): string {
-  return createHash('sha256').update(stableStringify(value)).digest('hex');
+  return createHash('sha256').update(canonicalJson(value)).digest('hex');
 }
 
 /**
@@ -140,7 +140,7 @@ export class Runner extends Planner {
     super(options);
     this.store = options.store;
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? realSleep;
+    this.sleep = options.sleep ?? sleep;
     this.records = new AppRecords({
       store: options.store,
       sessionName: this.sessionName,
@@ -347,7 +347,7 @@ export class Runner extends Planner {
         }
       }
       if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
-      await this.sleep(Math.min(1000, 50 * 2 ** poll));
+      await this.sleep(backoffDelay(poll, { baseMs: 50, capMs: 1_000 }));
     }
     let result: RunResult;
     let rejected = false;

@@ -9,6 +9,8 @@ export * from './app-def.js';
 export * from './app-handle.js';
 export * from './app-record.js';
 export * from './app-state.js';
+export * from './backoff.js';
+export * from './canonical-json.js';
 export * from './clone.js';
 export * from './dryrun.js';
 export * from './errors.js';

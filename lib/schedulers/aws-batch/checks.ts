@@ -18,7 +18,6 @@ import {
 } from '../../specs/index.js';
 import { AppNotSupportedError } from '../errors.js';
 import { TORCHX_VERSION_TAG } from '../torchx-version.js';
-import { boundJson, type JsonMeasure, measureJson } from './json-size.js';
 import {
   type AwsBatchOpts,
   awsBatchOptionIssues,
@@ -253,19 +252,18 @@ function batchValidationError(issues: FieldIssue[]): ValidationError {
 }
 
 /**
- * True when a request whose JSON is at most `bound` bytes stays within `limit` even with `extra` bytes more
- * for each occurrence of the job name (of `nameLength` characters, so at most `bound / nameLength` of them).
+ * The UTF-8 bytes of `request`'s JSON, plus `extra` bytes for each occurrence of the job name in it (the job
+ * name sized for its longest unique suffix).
  */
-function boundFits(bound: number, extra: number, nameLength: number, limit: number): boolean {
-  return bound + extra * Math.floor(bound / nameLength) <= limit;
+function requestBytes(request: object, jobName: string, extra: number): number {
+  const json = JSON.stringify(request);
+  const occurrences = extra > 0 ? json.split(jobName).length - 1 : 0;
+  return Buffer.byteLength(json, 'utf8') + occurrences * extra;
 }
 
 /**
  * Checks the requests against Batch's size quotas: the UTF-8 bytes of their JSON, plus `extra` bytes for
- * each occurrence of the job name when sizing for the longest unique suffix. A request is cleared by its
- * exact size when the caller has it (`definitionSize`: the translation knows a shared definition's size from
- * its canonical form), else by an upper bound ({@link boundJson}); only a request the bound does not clear
- * is measured exactly.
+ * each occurrence of the job name when sizing for the longest unique suffix.
  *
  * @throws ValidationError naming `app` when the job definition exceeds 24 KiB or the SubmitJob payload 30 KiB.
  */
@@ -274,21 +272,9 @@ export function checkSizes(
   submitJob: SubmitJobCommandInput,
   jobName: string,
   extra: number,
-  definitionSize?: JsonMeasure,
 ): void {
-  const grow = extra > 0 ? extra : 0;
-  const definitionFits =
-    definitionSize === undefined
-      ? boundFits(boundJson(definition), grow, jobName.length, MAX_JOB_DEFINITION_BYTES)
-      : definitionSize.bytes + definitionSize.occurrences * grow <= MAX_JOB_DEFINITION_BYTES;
-  if (definitionFits && boundFits(boundJson(submitJob), grow, jobName.length, MAX_SUBMIT_PAYLOAD_BYTES)) {
-    return;
-  }
-  const needle = grow > 0 ? jobName : '';
-  const definitionMeasure = definitionSize ?? measureJson(definition, needle);
-  const submit = measureJson(submitJob, needle);
-  const definitionBytes = definitionMeasure.bytes + definitionMeasure.occurrences * grow;
-  const submitBytes = submit.bytes + submit.occurrences * grow;
+  const definitionBytes = requestBytes(definition, jobName, extra);
+  const submitBytes = requestBytes(submitJob, jobName, extra);
   const issues: FieldIssue[] = [];
   if (definitionBytes > MAX_JOB_DEFINITION_BYTES) {
     issues.push({

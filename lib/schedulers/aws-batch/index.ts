@@ -5,11 +5,9 @@
  * @module
  */
 export * from './app-id.js';
-export * from './canonical-json.js';
 export * from './checks.js';
 export * from './container.js';
 export * from './describe-mapping.js';
-export * from './json-size.js';
 export * from './options.js';
 export * from './scheduler.js';
 export * from './sdk-errors.js';

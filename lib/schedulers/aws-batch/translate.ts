@@ -5,12 +5,13 @@
  * and checks every AWS rule it can before anything is sent (`checks.ts`).
  *
  * A dry run builds each request object once, straight from the app (no intermediate copies of the roles),
- * and writes the job definition out once, in canonical form (`canonical-json.ts`): that one text tells
- * whether the definition embeds the job name, gives its content hash and its exact size. The SubmitJob
- * payload is sized by an upper bound (`json-size.ts`).
+ * and writes the job definition's content out once, in canonical form: that one text tells whether the
+ * definition embeds the job name and gives its content hash.
  *
  * @module
  */
+
+import { hash } from 'node:crypto';
 import type {
   ContainerProperties,
   EvaluateOnExit,
@@ -22,6 +23,7 @@ import type {
 } from '@aws-sdk/client-batch';
 import {
   type AppDef,
+  canonicalJson,
   cloneAppDef,
   macroMapping,
   makeUnique,
@@ -30,16 +32,8 @@ import {
 } from '../../specs/index.js';
 import { JOB_NAME_PATTERN } from '../aws-names.js';
 import { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
-import {
-  type CanonicalShape,
-  canonicalArrayShape,
-  canonicalJson,
-  canonicalShape,
-  contentHash,
-} from './canonical-json.js';
 import { checkApp, checkSizes, TORCHX_APP_NAME_TAG, TORCHX_USER_TAG } from './checks.js';
-import { CONTAINER_SHAPE, containerOf, containerSettingsOf } from './container.js';
-import { type JsonMeasure, occurrencesIn } from './json-size.js';
+import { containerOf, containerSettingsOf } from './container.js';
 import { type AwsBatchOpts, parseRetryRules } from './options.js';
 
 /** The native request of `aws_batch`: exactly what `schedule` sends (see {@link translateApp}). */
@@ -72,29 +66,6 @@ export const DEFINITION_HASH_LENGTH = 12;
 
 /** A name {@link sanitizeName} leaves as it is (before cutting it to length). */
 const CLEAN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-
-/**
- * The keys of the job definition objects {@link translateApp} builds (its containers: `container.ts`), so its
- * canonical form is written without sorting keys at run time. Keep them in step with the builders: an object
- * with other keys is still written correctly, only slower (`canonical-json.ts`).
- */
-const DEFINITION_SHAPE: CanonicalShape = canonicalShape({
-  jobDefinitionName: null,
-  type: null,
-  nodeProperties: canonicalShape({
-    numNodes: null,
-    mainNode: null,
-    nodeRangeProperties: canonicalArrayShape(
-      canonicalShape({ targetNodes: null, container: CONTAINER_SHAPE }),
-    ),
-  }),
-  retryStrategy: canonicalShape({ attempts: null, evaluateOnExit: null }),
-  tags: null,
-  schedulingPriority: null,
-});
-
-/** The job definition's own name member, `"jobDefinitionName":` (its value and comma come on top). */
-const NAME_MEMBER_KEY = '"jobDefinitionName":';
 
 /**
  * Turns `name` into a valid Batch name part of at most `maxLength` characters: bad characters become `-`,
@@ -139,44 +110,17 @@ export const defaultUniqueNamer: UniqueNamer = (prefix) => makeUnique(prefix);
  * ```
  */
 export function definitionHash(definition: Readonly<RegisterJobDefinitionCommandInput>): string {
-  return contentHash(definitionContentJson(definition), DEFINITION_HASH_LENGTH);
+  return contentHash(definitionContentJson(definition));
+}
+
+/** The first {@link DEFINITION_HASH_LENGTH} hex characters of the SHA-256 of `content` (UTF-8). */
+function contentHash(content: string): string {
+  return hash('sha256', content, 'hex').slice(0, DEFINITION_HASH_LENGTH);
 }
 
 /** The canonical JSON of a job definition's content (everything but its name). */
 function definitionContentJson(definition: Readonly<RegisterJobDefinitionCommandInput>): string {
-  return canonicalJson(definition, { omitKey: 'jobDefinitionName', shape: DEFINITION_SHAPE });
-}
-
-/**
- * The exact size of a job definition from the canonical JSON of its content (same tokens as its
- * `JSON.stringify`, so the same bytes and job-name occurrences) plus its name member, and plus env pairs
- * that were left out of that content.
- */
-function definitionSize(
-  content: string,
-  name: string,
-  jobName: string,
-  moved: readonly MovedEnvironment[],
-): JsonMeasure {
-  const size: JsonMeasure = {
-    bytes: Buffer.byteLength(content, 'utf8') + NAME_MEMBER_KEY.length + name.length + 3, // "name",
-    occurrences:
-      occurrencesIn(content, jobName) +
-      occurrencesIn(NAME_MEMBER_KEY, jobName) +
-      occurrencesIn(name, jobName),
-  };
-  for (const { container, environment } of moved) {
-    const kept = container.environment?.length ?? 0;
-    // n items have n - 1 commas: the moved pairs add one comma each, but for the first of an empty list.
-    size.bytes += kept === 0 ? -1 : 0;
-    for (const pair of environment) {
-      if (container.environment?.includes(pair)) continue;
-      const json = JSON.stringify(pair);
-      size.bytes += Buffer.byteLength(json, 'utf8') + 1;
-      size.occurrences += occurrencesIn(json, jobName);
-    }
-  }
-  return size;
+  return canonicalJson({ ...definition, jobDefinitionName: undefined });
 }
 
 /**
@@ -350,18 +294,15 @@ export function translateApp(
   // Does anything but the moved env values hold the job name (a command with `${app_id}`)? Then the
   // definition is the run's own, named after the job with every env value in place (as TorchX); else it is
   // named by the hash of its canonical content. A command is checked first; the canonical text settles the
-  // rest (and gives the hash and the exact size).
+  // rest (and gives the hash).
   const content = commandEmbedsJobName ? undefined : definitionContentJson(definition);
   const shared = content !== undefined && !content.includes(jobName);
-  let size: JsonMeasure | undefined;
   if (shared) {
     const base =
       namePrefix + sanitizeName(app.name, MAX_NAME_LENGTH - DEFINITION_HASH_LENGTH - 1 - namePrefix.length);
-    definition.jobDefinitionName = `${base}-${contentHash(content, DEFINITION_HASH_LENGTH)}`;
-    size = definitionSize(content, definition.jobDefinitionName, jobName, []);
+    definition.jobDefinitionName = `${base}-${contentHash(content)}`;
   } else {
     definition.jobDefinitionName = jobName;
-    if (content !== undefined) size = definitionSize(content, jobName, jobName, moved);
     for (const { container, environment } of moved) container.environment = environment;
   }
   const submitJob: SubmitJobCommandInput = {
@@ -374,6 +315,6 @@ export function translateApp(
   if (cfg.timeout !== null) submitJob.timeout = { attemptDurationSeconds: cfg.timeout };
   if (cfg.propagate_tags) submitJob.propagateTags = true;
   if (shared && overrides.length > 0) submitJob.nodeOverrides = { nodePropertyOverrides: overrides };
-  checkSizes(definition, submitJob, jobName, extra, size);
+  checkSizes(definition, submitJob, jobName, extra);
   return { request: { registerJobDefinition: definition, submitJob }, app: submitted };
 }

@@ -25,6 +25,7 @@ import {
   namedResource,
   type Resource,
   type Role,
+  retry,
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
@@ -60,11 +61,14 @@ export interface AwsSageMakerSchedulerOptions extends AwsSageMakerTranslatorOpti
   logsClient?: CloudWatchLogsClient;
   /** Extra attempts after a throttling error that survived the SDK's own retries (default 3). */
   throttleRetries?: number;
-  /** First back-off delay of those attempts in ms, doubled each time, with jitter (default 500). */
+  /** Ceiling of the first back-off delay in ms, doubled each attempt up to 20 s, full jitter (default 500). */
   throttleBaseDelayMs?: number;
   /** How far back `list` looks for jobs, in ms (default 30 days). */
   listLookbackMs?: number;
 }
+
+/** Longest back-off between the throttling retries of {@link AwsSageMakerSchedulerOptions.throttleRetries}. */
+const THROTTLE_BACKOFF_CAP_MS = 20_000;
 
 let sharedSageMakerClient: SageMakerClient | undefined;
 let sharedLogsClient: CloudWatchLogsClient | undefined;
@@ -324,16 +328,14 @@ export class AwsSageMakerScheduler extends AwsSageMakerTranslator {
    * Retries throttling errors that survived the SDK's own retries, with exponential back-off and full
    * jitter through the injectable `sleep`.
    */
-  private async retrying<T>(send: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await send();
-      } catch (error) {
-        if (!isThrottlingError(error) || attempt >= this.throttleRetries) throw error;
-        const ceiling = this.throttleBaseDelayMs * 2 ** attempt;
-        await this.sleep(Math.round(ceiling / 2 + (Math.random() * ceiling) / 2));
-      }
-    }
+  private retrying<T>(send: () => Promise<T>): Promise<T> {
+    return retry(send, {
+      maxAttempts: this.throttleRetries + 1,
+      isRetryable: isThrottlingError,
+      baseMs: this.throttleBaseDelayMs,
+      capMs: THROTTLE_BACKOFF_CAP_MS,
+      sleep: this.sleep,
+    });
   }
 }
 
