@@ -6,11 +6,9 @@ import { SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  TorchxServerless,
-  type TorchxServerlessProps,
-  TorchxServerlessPropsError,
-} from '../../../cdk/constructs/torchx-serverless.js';
+import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
+import { TorchxServerless } from '../../../cdk/constructs/torchx-serverless.js';
+import type { TorchxServerlessProps } from '../../../cdk/constructs/torchx-serverless-props.js';
 import { FUNCTIONS } from '../../../functions/routes.js';
 import { testApp } from './synth.js';
 
