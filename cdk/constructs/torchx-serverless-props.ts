@@ -177,6 +177,13 @@ export interface Settings {
   /** The Slurm cluster, when the `slurm` scheduler is deployed. */
   readonly slurm?: SlurmClusterProps;
   readonly reconcileInterval: Duration;
+  readonly throttlingRateLimit: number;
+  readonly throttlingBurstLimit: number;
+  readonly apiGatewayCloudWatchRole: boolean;
+  /** API access and execution logs (on with `apiGatewayCloudWatchRole`). */
+  readonly apiLogging: boolean;
+  readonly eventRetryAttempts: number;
+  readonly eventMaxAge: Duration;
 }
 
 /** Applies the defaults of {@link TorchxServerlessProps} (documented on each prop). */
@@ -186,6 +193,7 @@ export function settingsOf(stack: Stack, props: TorchxServerlessProps): Settings
     (props.batchJobQueues === undefined ? ['aws_sagemaker'] : ['aws_batch', 'aws_sagemaker']);
   const batchQueueArns = props.batchJobQueues?.map((queue) => jobQueueArn(stack, queue));
   const slurm = schedulers.includes('slurm') ? props.slurm : undefined;
+  const apiGatewayCloudWatchRole = props.apiGatewayCloudWatchRole ?? false;
   return {
     stageName: props.stageName ?? 'dev',
     schedulers,
@@ -194,6 +202,13 @@ export function settingsOf(stack: Stack, props: TorchxServerlessProps): Settings
     ...(batchQueueArns === undefined ? {} : { batchQueueArns }),
     ...(slurm === undefined ? {} : { slurm }),
     reconcileInterval: props.reconcileInterval ?? Duration.minutes(5),
+    throttlingRateLimit: props.throttlingRateLimit ?? 50,
+    throttlingBurstLimit: props.throttlingBurstLimit ?? 100,
+    apiGatewayCloudWatchRole,
+    // Access and execution logs need the account's API Gateway CloudWatch role (docs/security.md).
+    apiLogging: props.apiLogging ?? apiGatewayCloudWatchRole,
+    eventRetryAttempts: props.eventRetryAttempts ?? 10,
+    eventMaxAge: props.eventMaxAge ?? Duration.hours(2),
   };
 }
 

@@ -16,7 +16,7 @@
  @module
  */
 
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import type { DomainName, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -94,10 +94,8 @@ export class TorchxServerless extends Construct {
     const invokable = (name: string) => handlerNamed(handlers, name).invokable;
     this.functions = Object.fromEntries(Object.entries(handlers).map(([name, h]) => [name, h.function]));
 
-    // Requests in: the API; access and execution logs need the account's API Gateway CloudWatch role.
-    const cloudWatchRole = props.apiGatewayCloudWatchRole ?? false;
-    const apiLogging = props.apiLogging ?? cloudWatchRole;
-    const accessLogs = apiLogging
+    // Requests in: the API, and its access logs when the account's API Gateway CloudWatch role allows them.
+    const accessLogs = settings.apiLogging
       ? new LogGroup(this, 'ApiAccessLogs', {
           retention: settings.logRetention,
           removalPolicy: settings.removalPolicy,
@@ -106,10 +104,10 @@ export class TorchxServerless extends Construct {
     this.api = new ControlPlaneApi(this, 'Api', {
       stageName: settings.stageName,
       routeFunctions: Object.fromEntries(ROUTES.map((route) => [route.name, invokable(route.name)])),
-      throttlingRateLimit: props.throttlingRateLimit ?? 50,
-      throttlingBurstLimit: props.throttlingBurstLimit ?? 100,
+      throttlingRateLimit: settings.throttlingRateLimit,
+      throttlingBurstLimit: settings.throttlingBurstLimit,
       ...(accessLogs === undefined ? {} : { accessLogs }),
-      cloudWatchRole,
+      cloudWatchRole: settings.apiGatewayCloudWatchRole,
       webAclAttached: props.webAclArn !== undefined,
     });
     if (props.webAclArn !== undefined) {
@@ -125,8 +123,8 @@ export class TorchxServerless extends Construct {
       deadLetterQueue: this.deadLetterQueue,
       batch: settings.schedulers.includes('aws_batch'),
       ...(settings.batchQueueArns === undefined ? {} : { batchQueueArns: settings.batchQueueArns }),
-      retryAttempts: props.eventRetryAttempts ?? 10,
-      maxEventAge: props.eventMaxAge ?? Duration.hours(2),
+      retryAttempts: settings.eventRetryAttempts,
+      maxEventAge: settings.eventMaxAge,
     });
     new ReconcileSchedule(this, 'ReconcileSchedule', {
       reconciler: invokable(EVENT_FUNCTIONS.reconciler.name),
