@@ -7,7 +7,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { ENV_VARIABLES, type EnvGroup } from '../functions/shared/env-names.js';
+import { ENV, ENV_DESCRIPTIONS, type EnvGroup } from '../functions/shared/env-names.js';
 
 /** The page's sections, in order. */
 const SECTIONS: Readonly<Record<EnvGroup, { title: string; intro: string }>> = {
@@ -42,7 +42,10 @@ export function renderEnvironmentDoc(): string {
     '([local-mode.md](local-mode.md)). The CDK stack sets them from its props ([deploy.md](deploy.md)).',
     "The CLI's own variables (`TXS_ENDPOINT`, …) are in [cli.md](cli.md).",
   ];
-  const variables = Object.values(ENV_VARIABLES);
+  const variables = (Object.keys(ENV) as (keyof typeof ENV)[]).map((key) => ({
+    name: ENV[key],
+    ...ENV_DESCRIPTIONS[key],
+  }));
   for (const [group, section] of Object.entries(SECTIONS)) {
     lines.push('', `## ${section.title}`, '', section.intro, '', '| Variable | Meaning |', '| --- | --- |');
     for (const variable of variables.filter((v) => v.group === group))
