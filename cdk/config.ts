@@ -6,7 +6,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { type PropIssue, TorchxServerlessPropsError } from './constructs/torchx-serverless.js';
+import { type PropIssue, TorchxServerlessPropsError } from './constructs/prop-issues.js';
 import type { TorchxServerlessStackProps } from './stack.js';
 
 /** The context keys the app reads, with what each one sets. */

@@ -11,12 +11,12 @@ export {
   lambdaBuildOptions,
   MissingEsbuildError,
 } from './constructs/lambda-bundling.js';
+export { type PropIssue, TorchxServerlessPropsError } from './constructs/prop-issues.js';
+export { TorchxServerless } from './constructs/torchx-serverless.js';
 export {
   DEFAULT_JOB_LOG_GROUPS,
   type DeployedScheduler,
-  type PropIssue,
-  TorchxServerless,
+  type SlurmClusterProps,
   type TorchxServerlessProps,
-  TorchxServerlessPropsError,
-} from './constructs/torchx-serverless.js';
+} from './constructs/torchx-serverless-props.js';
 export { TorchxServerlessStack, type TorchxServerlessStackProps } from './stack.js';

@@ -7,7 +7,8 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
-import { TorchxServerless, type TorchxServerlessProps } from './constructs/torchx-serverless.js';
+import { TorchxServerless } from './constructs/torchx-serverless.js';
+import type { TorchxServerlessProps } from './constructs/torchx-serverless-props.js';
 
 /** Props of {@link TorchxServerlessStack}: the construct's props, plus an alarm topic by ARN. */
 export interface TorchxServerlessStackProps extends StackProps, Omit<TorchxServerlessProps, 'alarmTopic'> {

@@ -11,14 +11,15 @@
  *
  * @module
  */
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { type IQueue, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { queueNotEmptyAlarm } from './alarms.js';
+import { DeadLetterQueue } from './dead-letter-queue.js';
 
 /** Props of {@link Outbox}. */
 export interface OutboxProps {
@@ -38,21 +39,14 @@ export interface OutboxProps {
 /** The stream → publisher wiring, its dead-letter queue and alarms. */
 export class Outbox extends Construct {
   /** Where the stream's on-failure records go (shard and sequence range of the changes not published). */
-  readonly deadLetterQueue: Queue;
+  readonly deadLetterQueue: DeadLetterQueue;
   /** Alarms: changes not published, and the stream falling behind. */
   readonly alarms: readonly Alarm[];
 
   constructor(scope: Construct, id: string, props: OutboxProps) {
     super(scope, id);
-    this.deadLetterQueue = new Queue(this, 'UnpublishedChanges', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.deadLetterQueue).acknowledge({
-      id: 'AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the on-failure destination of the outbox stream; it is alarmed on and read by operators.',
+    this.deadLetterQueue = new DeadLetterQueue(this, 'UnpublishedChanges', {
+      role: 'This queue is itself the on-failure destination of the outbox stream; it is alarmed on and read by operators.',
     });
     props.publisher.addEventSource(
       new DynamoEventSource(props.table, {
@@ -85,19 +79,4 @@ export class Outbox extends Construct {
       }),
     ];
   }
-}
-
-/** An alarm that fires as soon as `queue` holds a message (dead letters: each one needs a look). */
-export function queueNotEmptyAlarm(scope: Construct, id: string, queue: IQueue, description: string): Alarm {
-  return new Alarm(scope, id, {
-    alarmDescription: description,
-    metric: queue.metricApproximateNumberOfMessagesVisible({
-      period: Duration.minutes(5),
-      statistic: 'Maximum',
-    }),
-    threshold: 1,
-    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-    evaluationPeriods: 1,
-    treatMissingData: TreatMissingData.NOT_BREACHING,
-  });
 }

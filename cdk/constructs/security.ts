@@ -9,7 +9,7 @@
 import { Token } from 'aws-cdk-lib';
 import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
 import { ENV, STACK_TAG_KEY } from '../../functions/shared/env-names.js';
-import type { PropIssue } from './torchx-serverless.js';
+import type { PropIssue } from './prop-issues.js';
 
 /** What jobs may do on their hosts. Everything is refused unless allowed here. */
 export interface HostAccessProps {

@@ -1,79 +1,174 @@
 /**
- * Names of the environment variables the functions read, and the names both sides derive from them (the
- * stack tag, the Batch name prefix). Shared with the CDK stack (the one file of functions/ that cdk/
- * imports), so names cannot drift.
+ * The environment variables the functions read (their names, and what they mean: docs/environment.md is
+ * generated from this file), and the names both sides derive from them (the stack tag, the Batch name
+ * prefix). Shared with the CDK stack (the one file of functions/ that cdk/ imports), so names cannot drift.
  */
 import { hash } from 'node:crypto';
 
+/** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
+export const STACK_TAG_KEY = 'torchx-serverless:stack';
+
+/** Which part of the functions reads a variable (the sections of docs/environment.md). */
+export type EnvGroup = 'core' | 'security' | 'slurm' | 'kubernetes';
+
+/** What an environment variable means, and which part of the functions reads it. */
+export interface EnvDescription {
+  readonly group: EnvGroup;
+  /** One or two sentences of Markdown: what the value is, its format and its default. */
+  readonly description: string;
+}
+
+/** The names of the environment variables the functions read, by key (`ENV.tableName`). */
 export const ENV = {
-  /** DynamoDB table of app records. */
   tableName: 'TXS_TABLE_NAME',
-  /** EventBridge bus for normalized `AppState Change` events (optional). */
   eventBusName: 'TXS_EVENT_BUS_NAME',
-  /** Comma-separated scheduler names to enable (default: aws_batch,aws_sagemaker). */
   schedulers: 'TXS_SCHEDULERS',
-  /** Default session name for new handles (default: torchx). */
   sessionName: 'TXS_SESSION_NAME',
-  /** Comma-separated Batch job queues the reconciler lists (optional). */
   batchQueues: 'TXS_BATCH_QUEUES',
-  /** DynamoDB endpoint override (local mode: the embedded dynalite). */
   dynamoDbEndpoint: 'TXS_DYNAMODB_ENDPOINT',
-  /** local_cwd data directory (local mode only). */
   localDataDir: 'TXS_LOCAL_DATA_DIR',
-  /** umask (octal) local_cwd replicas run with: the server's own umask before it tightened it (local mode only). */
   localReplicaUmask: 'TXS_LOCAL_REPLICA_UMASK',
-  /** Days to keep finished app records (DynamoDB TTL). */
   retentionDays: 'TXS_RETENTION_DAYS',
-  // ---- security settings (docs/security.md); read and checked once per cold start.
-  /** Comma-separated principals (role, user or session ARNs; local names) that may act on every app. */
   adminPrincipals: 'TXS_ADMIN_PRINCIPALS',
-  /**
-   * Comma-separated IAM role names (a trailing `*` matches a prefix) whose sessions are separate owners,
-   * because a trusted identity provider sets the session name (e.g. `AWSReservedSSO_*`).
-   */
   sessionOwnerRoles: 'TXS_SESSION_OWNER_ROLES',
-  /** `true` allows privileged containers (default: refused). */
   allowPrivileged: 'TXS_ALLOW_PRIVILEGED',
-  /** Comma-separated host path prefixes bind mounts may name, or `*` (default: none). */
   allowedHostPaths: 'TXS_ALLOWED_HOST_PATHS',
-  /** Comma-separated host device paths device mounts may name, or `*` (default: none). */
   allowedDevices: 'TXS_ALLOWED_DEVICES',
-  /** Comma-separated SageMaker training instance types runs may use (default: any). */
   sageMakerInstanceTypes: 'TXS_SAGEMAKER_INSTANCE_TYPES',
-  /** Name of the deploying stack: every job and training job is tagged {@link STACK_TAG_KEY} = this. */
   stackName: 'TXS_STACK_NAME',
-  /** slurm: slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs). */
   slurmUrl: 'TXS_SLURM_URL',
-  /** slurm: the Slurm user jobs are submitted as (`X-SLURM-USER-NAME`). */
   slurmUser: 'TXS_SLURM_USER',
-  /** slurm: a token from `scontrol token` (takes precedence over a key). */
   slurmToken: 'TXS_SLURM_TOKEN',
-  /** slurm: a file holding the cluster's JWT key (`jwt_key=`); short-lived HS256 tokens are signed from it. */
   slurmJwtKeyFile: 'TXS_SLURM_JWT_KEY_FILE',
-  /** slurm: the cluster's JWT key, base64 (the deployed stack fills it from a secret). */
   slurmJwtKey: 'TXS_SLURM_JWT_KEY',
-  /** slurm: a Secrets Manager secret holding the JWT key (base64 SecretString or SecretBinary); the stack's way. */
   slurmJwtKeySecretArn: 'TXS_SLURM_JWT_KEY_SECRET_ARN',
-  /** slurm: the working directory of jobs without `job_dir` (default /tmp, on the cluster). */
   slurmWorkDir: 'TXS_SLURM_WORKDIR',
-  /** slurm: where this server sees the cluster's shared filesystem, to read job output files (default /). */
   slurmLogRoot: 'TXS_SLURM_LOG_ROOT',
-  /** slurm: `true` for Slurm >= 24.11 (`--gpus-per-node` instead of `--gpus-per-task`). */
   slurmGpusPerNode: 'TXS_SLURM_GPUS_PER_NODE',
-  /** kubernetes, kubernetes_mcad: a JSON kubeconfig whose current context is the cluster (local mode). */
   kubeconfig: 'TXS_KUBECONFIG',
-  /** kubernetes, kubernetes_mcad: the EKS cluster name (EKS tokens from the function's IAM role). */
   eksCluster: 'TXS_EKS_CLUSTER',
-  /** kubernetes, kubernetes_mcad: the EKS cluster's API endpoint (https://…eks.amazonaws.com). */
   eksEndpoint: 'TXS_EKS_ENDPOINT',
-  /** kubernetes, kubernetes_mcad: the EKS cluster's CA (certificateAuthority.data, base64). */
   eksCaData: 'TXS_EKS_CA_DATA',
-  /** kubernetes, kubernetes_mcad: the namespace `list` reads (default: the kubeconfig's, else default). */
   kubeNamespace: 'TXS_K8S_NAMESPACE',
 } as const;
 
-/** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
-export const STACK_TAG_KEY = 'torchx-serverless:stack';
+/**
+ * What each variable of {@link ENV} means, and which part of the functions reads it: docs/environment.md
+ * is generated from this table (`npm run environment-doc`). The functions never import it, so bundling
+ * drops it.
+ */
+export const ENV_DESCRIPTIONS = {
+  tableName: { group: 'core', description: 'DynamoDB table of app records.' },
+  eventBusName: {
+    group: 'core',
+    description: 'EventBridge bus for normalized `AppState Change` events (optional).',
+  },
+  schedulers: {
+    group: 'core',
+    description: 'Comma-separated scheduler names to enable (default: aws_batch,aws_sagemaker).',
+  },
+  sessionName: { group: 'core', description: 'Default session name for new handles (default: torchx).' },
+  batchQueues: {
+    group: 'core',
+    description: 'Comma-separated Batch job queues the reconciler lists (optional).',
+  },
+  dynamoDbEndpoint: {
+    group: 'core',
+    description: 'DynamoDB endpoint override (local mode: the embedded dynalite).',
+  },
+  localDataDir: { group: 'core', description: 'local_cwd data directory (local mode only).' },
+  localReplicaUmask: {
+    group: 'core',
+    description:
+      "umask (octal) local_cwd replicas run with: the server's own umask before it tightened it (local mode only).",
+  },
+  retentionDays: { group: 'core', description: 'Days to keep finished app records (DynamoDB TTL).' },
+  adminPrincipals: {
+    group: 'security',
+    description:
+      'Comma-separated principals (role, user or session ARNs; local names) that may act on every app.',
+  },
+  sessionOwnerRoles: {
+    group: 'security',
+    description:
+      'Comma-separated IAM role names (a trailing `*` matches a prefix) whose sessions are separate owners, because a trusted identity provider sets the session name (e.g. `AWSReservedSSO_*`).',
+  },
+  allowPrivileged: {
+    group: 'security',
+    description: '`true` allows privileged containers (default: refused).',
+  },
+  allowedHostPaths: {
+    group: 'security',
+    description: 'Comma-separated host path prefixes bind mounts may name, or `*` (default: none).',
+  },
+  allowedDevices: {
+    group: 'security',
+    description: 'Comma-separated host device paths device mounts may name, or `*` (default: none).',
+  },
+  sageMakerInstanceTypes: {
+    group: 'security',
+    description: 'Comma-separated SageMaker training instance types runs may use (default: any).',
+  },
+  stackName: {
+    group: 'security',
+    // the tag key written out (not interpolated), so that bundling can still drop this table
+    description:
+      'Name of the deploying stack: every job and training job is tagged `torchx-serverless:stack` = this.',
+  },
+  slurmUrl: {
+    group: 'slurm',
+    description: "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs).",
+  },
+  slurmUser: { group: 'slurm', description: 'The Slurm user jobs are submitted as (`X-SLURM-USER-NAME`).' },
+  slurmToken: { group: 'slurm', description: 'A token from `scontrol token` (takes precedence over a key).' },
+  slurmJwtKeyFile: {
+    group: 'slurm',
+    description:
+      "A file holding the cluster's JWT key (`jwt_key=`); short-lived HS256 tokens are signed from it.",
+  },
+  slurmJwtKey: {
+    group: 'slurm',
+    description: "The cluster's JWT key, base64 (the deployed stack fills it from a secret).",
+  },
+  slurmJwtKeySecretArn: {
+    group: 'slurm',
+    description:
+      "A Secrets Manager secret holding the JWT key (base64 SecretString or SecretBinary); the stack's way.",
+  },
+  slurmWorkDir: {
+    group: 'slurm',
+    description: 'The working directory of jobs without `job_dir` (default /tmp, on the cluster).',
+  },
+  slurmLogRoot: {
+    group: 'slurm',
+    description:
+      "Where this server sees the cluster's shared filesystem, to read job output files (default /).",
+  },
+  slurmGpusPerNode: {
+    group: 'slurm',
+    description: '`true` for Slurm >= 24.11 (`--gpus-per-node` instead of `--gpus-per-task`).',
+  },
+  kubeconfig: {
+    group: 'kubernetes',
+    description: 'A JSON kubeconfig whose current context is the cluster (local mode).',
+  },
+  eksCluster: {
+    group: 'kubernetes',
+    description: "The EKS cluster name (EKS tokens from the function's IAM role).",
+  },
+  eksEndpoint: {
+    group: 'kubernetes',
+    description: "The EKS cluster's API endpoint (https://…eks.amazonaws.com).",
+  },
+  eksCaData: {
+    group: 'kubernetes',
+    description: "The EKS cluster's CA (certificateAuthority.data, base64).",
+  },
+  kubeNamespace: {
+    group: 'kubernetes',
+    description: "The namespace `list` reads (default: the kubeconfig's, else default).",
+  },
+} as const satisfies Readonly<Record<keyof typeof ENV, EnvDescription>>;
 
 /** Longest {@link batchNamePrefix}: what it takes from the 128 characters of a Batch job or definition name. */
 export const MAX_BATCH_NAME_PREFIX_LENGTH = 32;

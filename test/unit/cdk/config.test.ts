@@ -2,7 +2,8 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { describe, expect, it } from 'vitest';
 import { readDeployConfig } from '../../../cdk/config.js';
-import { TorchxServerlessPropsError, validateProps } from '../../../cdk/constructs/torchx-serverless.js';
+import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
+import { validateProps } from '../../../cdk/constructs/validate-props.js';
 
 const from = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
   readDeployConfig((key) => context[key], env);

@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Table } from 'aws-cdk-lib/aws-dynamodb';
@@ -6,19 +6,17 @@ import { SecurityGroup, SubnetType, Vpc } from 'aws-cdk-lib/aws-ec2';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  TorchxServerless,
-  type TorchxServerlessProps,
-  TorchxServerlessPropsError,
-} from '../../../cdk/constructs/torchx-serverless.js';
+import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
+import { TorchxServerless } from '../../../cdk/constructs/torchx-serverless.js';
+import type { TorchxServerlessProps } from '../../../cdk/constructs/torchx-serverless-props.js';
 import { FUNCTIONS } from '../../../functions/routes.js';
-import { CDK_JSON_CONTEXT } from './synth.js';
+import { testApp } from './synth.js';
 
 type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
 
 /** The construct in someone else's stack, with what `extra` builds there first (bundling skipped). */
 function embed(extra: (stack: Stack) => TorchxServerlessProps, after?: (txs: TorchxServerless) => void) {
-  const app = new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const stack = new Stack(app, 'Host', { env: { account: '123456789012', region: 'us-east-1' } });
   const txs = new TorchxServerless(stack, 'Txs', extra(stack));
   after?.(txs);

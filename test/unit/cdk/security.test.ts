@@ -6,7 +6,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDeployConfig } from '../../../cdk/config.js';
-import { TorchxServerlessPropsError, validateProps } from '../../../cdk/constructs/torchx-serverless.js';
+import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
+import { validateProps } from '../../../cdk/constructs/validate-props.js';
 import { EVENT_FUNCTIONS, ROUTES } from '../../../functions/routes.js';
 import { actionsOf, CONFIGURED, cfnFunctionOf, type Synthesized, statementsOf, synthesize } from './synth.js';
 

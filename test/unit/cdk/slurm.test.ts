@@ -1,6 +1,6 @@
 /** The construct's `slurm` props: the functions' environment, GetSecretValue on exactly the key's secret, checks. */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TorchxServerlessPropsError } from '../../../cdk/constructs/torchx-serverless.js';
+import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import {
   buildStack,

@@ -31,20 +31,35 @@ export const CONFIGURED: TorchxServerlessStackProps = {
   sageMakerExecutionRoleArns: ['arn:aws:iam::123456789012:role/SageMakerTraining'],
 };
 
-/**
- * Builds the stack in a fresh app, without synthesizing it. Bundling is skipped unless `bundle`; CDK's built-in
- * CloudFormation template validation (seconds of WebAssembly start-up per test file) is off: the cdk-nag test
- * runs it.
- */
-export function buildStack(
-  props: TorchxServerlessStackProps = {},
-  options: { bundle?: boolean; outdir?: string } = {},
-): { app: App; stack: TorchxServerlessStack } {
-  const app = new App({
-    builtinCloudFormationValidation: false,
+/** Options of {@link testApp}. */
+export interface TestAppOptions {
+  /** Bundle the functions with esbuild (seconds per function). @default false */
+  readonly bundle?: boolean;
+  /** Where the cloud assembly goes. @default - a temporary directory of CDK's */
+  readonly outdir?: string;
+  /**
+   * Run CDK's built-in CloudFormation template validation at synth. Starting its engine (WebAssembly, every
+   * resource schema) costs about 5 s of CPU per test process, so only the cdk-nag test, which runs it on
+   * purpose, turns it on. @default false
+   */
+  readonly validate?: boolean;
+}
+
+/** A fresh app with cdk.json's context, bundling skipped and template validation off unless asked for. */
+export function testApp(options: TestAppOptions = {}): App {
+  return new App({
+    builtinCloudFormationValidation: options.validate ?? false,
     context: { ...CDK_JSON_CONTEXT, ...(options.bundle ? {} : { 'aws:cdk:bundling-stacks': [] }) },
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
   });
+}
+
+/** Builds the stack in a fresh {@link testApp}, without synthesizing it. */
+export function buildStack(
+  props: TorchxServerlessStackProps = {},
+  options: Pick<TestAppOptions, 'bundle' | 'outdir'> = {},
+): { app: App; stack: TorchxServerlessStack } {
+  const app = testApp(options);
   const stack = new TorchxServerlessStack(app, 'TorchxServerless-test', props);
   return { app, stack };
 }
