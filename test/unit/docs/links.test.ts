@@ -86,8 +86,12 @@ describe('the links between the README and the docs', () => {
   });
 
   it('would catch a link to a heading that moved away', () => {
-    const links = linksOf('see [the old record](performance.md#issue-12-the-local-api-under-load) and `[x](y)`');
+    const links = linksOf(
+      'see [the old record](performance.md#issue-12-the-local-api-under-load) and `[x](y)`',
+    );
     expect(links).toEqual(['performance.md#issue-12-the-local-api-under-load']);
-    expect(anchorsOf('# Performance\n## Reference figures\n').has('issue-12-the-local-api-under-load')).toBe(false);
+    expect(anchorsOf('# Performance\n## Reference figures\n').has('issue-12-the-local-api-under-load')).toBe(
+      false,
+    );
   });
 });
