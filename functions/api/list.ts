@@ -4,7 +4,7 @@
  */
 import type { ListAppsQuery } from '../../lib/runner/index.js';
 import { type AppState, isAppState, ValidationError } from '../../lib/specs/index.js';
-import { recordsRunner } from '../shared/container.js';
+import { appRecords } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { intParam } from '../shared/query.js';
 import { summaryView } from '../shared/views.js';
@@ -26,7 +26,7 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   const nextToken = req.query('nextToken');
   if (limit !== undefined) query.limit = limit;
   if (nextToken) query.nextToken = nextToken;
-  const page = await recordsRunner().list(query);
+  const page = await appRecords().list(query);
   const body: Record<string, unknown> = { apps: page.records.map(summaryView) };
   if (page.nextToken) body.nextToken = page.nextToken;
   return { statusCode: 200, body };

@@ -1,7 +1,7 @@
 /** `POST /v1/apps`: validate, record, submit; idempotent with an `Idempotency-Key` header. */
 import { parseRunRequest, ValidationError } from '../../lib/specs/index.js';
+import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;

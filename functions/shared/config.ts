@@ -10,7 +10,7 @@ import { ENV } from './env-names.js';
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
 
 /**
- * Every scheduler a function can run: the one list of names (the container's backends are typed by it, so a
+ * Every scheduler a function can run: the one list of names (the scheduler table is typed by it, so a
  * scheduler without a backend, or a backend the config refuses, does not compile).
  */
 export const KNOWN_SCHEDULERS = [

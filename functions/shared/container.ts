@@ -1,18 +1,10 @@
 /**
- * Clients and the record store, built from environment variables (names in env-names.ts) on first use, once
- * per cold start. SDK clients are created here (and, for the schedulers, by the backend modules through
- * {@link created}) and injected into the store and the schedulers; nothing else builds one. Local mode
- * configures an in-process event sink and an outbox publisher before the first call.
- *
- * Each function pays only for what it uses:
- * - {@link recordsRunner} (here): the app records over the store alone (DynamoDB): list, status without
- *   refresh, the state-change function. Their bundles carry no scheduler, component or dry-run code.
- * - `planner()` and `runner()` (runners.ts): dry runs over each scheduler's translation, and the full Runner
- *   (the SDK-free scheduler modules loaded by dynamic `import()` when a request names one).
- * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
- *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
- * This module imports no scheduler code: with esbuild code splitting, a module a handler's graph imports is
- * loaded with the handler even from code the handler never runs, as soon as another chunk uses it.
+ * Clients and the record store, built from the function's configuration on first use, once per cold start.
+ * The store's DynamoDB client is created here, the schedulers' SDK clients by their modules
+ * (functions/schedulers/), each registered through {@link created}; nothing else builds one. The Planner and
+ * the Runner are built over the scheduler table (functions/schedulers/table.ts). No Runner publishes events:
+ * the publisher function puts committed changes from the table's stream on the bus; local mode wraps the
+ * store in the local outbox, and passes its configuration and hooks with {@link configureLocalMode}.
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
@@ -72,8 +64,8 @@ let builtRecords: AppRecords | undefined;
 const forgetListeners: (() => void)[] = [];
 
 /**
- * Forgets the configuration, the clients, the store and everything built on them (the Runners of
- * runners.ts too, through {@link onForget}): the next call builds them again.
+ * Forgets the configuration, the clients, the store and everything built on them (the Planner and the
+ * Runner too, through {@link onForget}): the next call builds them again.
  */
 export function forgetAll(): void {
   forgetDeploymentConfig();
@@ -84,7 +76,7 @@ export function forgetAll(): void {
   for (const listener of forgetListeners) listener();
 }
 
-/** Calls `listener` whenever the container forgets what it built (runners.ts forgets its Runners). */
+/** Calls `listener` whenever the container forgets what it built (the scheduler table forgets its Planner and Runner). */
 export function onForget(listener: () => void): void {
   forgetListeners.push(listener);
 }
@@ -178,10 +170,10 @@ export function builtOutbox(): Partial<OutboxStore> | undefined {
 }
 
 /**
- * The app records over the store alone: `get`, `list`, `applyNativeTransition`. Use runners.ts's `runner()`
- * for anything that asks a scheduler.
+ * The app records over the store alone (list, status without refresh, the state-change function): `get`,
+ * `list`, `applyNativeTransition`. Use the scheduler table's `runner()` for anything that asks a scheduler.
  */
-export function recordsRunner(): AppRecords {
+export function appRecords(): AppRecords {
   builtRecords ??= new AppRecords({ store: runnerStore(), sessionName: sessionName() });
   return builtRecords;
 }

@@ -43,7 +43,7 @@ const DRYRUN = parseRunRequest({
 
 describe('the Planner (dry-run and scheduler-listing functions)', () => {
   it('dry-runs and describes every enabled scheduler without creating any SDK client', async () => {
-    const { planner } = await import('../../../functions/shared/planning.js');
+    const { planner } = await import('../../../functions/schedulers/table.js');
     const plans = await planner();
     expect(plans.describeSchedulers().map((s) => s.name)).toEqual(['aws_batch', 'aws_sagemaker']);
     expect(plans.dryrunRequest(DRYRUN, 'alice').request).toHaveProperty('submitJob');
@@ -51,7 +51,7 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
   });
 
   it('refuses a scheduler that is not enabled, naming the enabled ones', async () => {
-    const { planner } = await import('../../../functions/shared/planning.js');
+    const { planner } = await import('../../../functions/schedulers/table.js');
     const plans = await planner('slurm');
     expect(() => plans.dryrunRequest({ ...DRYRUN, scheduler: 'slurm' }, 'alice')).toThrow(
       expect.objectContaining({ name: 'UnknownSchedulerError' }),
@@ -62,15 +62,15 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
 
 describe('the record functions (list, status, state change)', () => {
   it('create the DynamoDB client only', async () => {
-    const { recordsRunner } = await import('../../../functions/shared/container.js');
-    recordsRunner();
+    const { appRecords } = await import('../../../functions/shared/container.js');
+    appRecords();
     expect(created).toEqual(['ItemClient']);
   });
 });
 
 describe('the Runner (run, refresh, cancel, delete, logs)', () => {
   it('loads the scheduler a request names: an aws_batch request creates no SageMaker client', async () => {
-    const { runner } = await import('../../../functions/shared/runners.js');
+    const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner('aws_batch');
     runs.scheduler('aws_batch');
     expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient']);
@@ -78,7 +78,7 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
   });
 
   it('loads every enabled scheduler when none is named (the reconciler), sharing one Logs client', async () => {
-    const { runner } = await import('../../../functions/shared/runners.js');
+    const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
     expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient', 'SageMakerClient']);
@@ -96,7 +96,7 @@ describe('the scheduler clients in Lambda (functions/shared/sdk-config.ts)', () 
       );
       vi.stubEnv('HOME', home);
       vi.stubEnv('AWS_LAMBDA_FUNCTION_NAME', 'txs-Reconciler');
-      const { runner } = await import('../../../functions/shared/runners.js');
+      const { runner } = await import('../../../functions/schedulers/table.js');
       const runs = await runner();
       for (const name of runs.schedulerBackends()) runs.scheduler(name);
       const schedulerClients = clients.filter((c) => c.constructor.name !== 'ItemClient');

@@ -1,12 +1,13 @@
 /**
- * The slurm backend: TorchX's sbatch script submitted through slurmrestd. Configuration is read once, when
+ * slurm: TorchX's sbatch script submitted through slurmrestd. Configuration is read once, when
  * the scheduler is first used (cold start); without `TXS_SLURM_URL` only dry runs work.
  */
 import { readFileSync } from 'node:fs';
-import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
-import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../../lib/schedulers/slurm/index.js';
-import { ENV } from '../env-names.js';
+import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
+import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
+import { ENV } from '../shared/env-names.js';
 import { readSecretBytes } from './secret.js';
+import type { SchedulerDeps } from './table.js';
 
 /** The slurmrestd client's authentication from the environment: a token, or the cluster's JWT key file. */
 export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined {
@@ -23,7 +24,7 @@ export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined 
 }
 
 /** The slurm factory; `env` is read when the scheduler is built. */
-export function slurmFactory(env: NodeJS.ProcessEnv = process.env): SchedulerFactory {
+export function create(_deps?: SchedulerDeps, env: NodeJS.ProcessEnv = process.env): SchedulerFactory {
   return (ctx) => {
     const url = env[ENV.slurmUrl];
     const auth = slurmAuthFromEnv(env);

@@ -1,18 +1,18 @@
-/** The local_cwd backend (local mode only): loaded by the container when a request needs a scheduler. */
+/** local_cwd (local mode only): processes on this machine, state changes through the in-process bus. */
 import {
   createLocalCwdScheduler,
   LOCAL_CWD,
   LocalCwdScheduler,
-} from '../../../lib/schedulers/local-cwd/index.js';
-import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
-import type { Scheduler } from '../../../lib/schedulers/scheduler.js';
-import { ENV } from '../env-names.js';
-import type { BackendDeps } from './deps.js';
+} from '../../lib/schedulers/local-cwd/index.js';
+import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
+import type { Scheduler } from '../../lib/schedulers/scheduler.js';
+import { ENV } from '../shared/env-names.js';
+import type { SchedulerDeps } from './table.js';
 
 export { LOCAL_CWD };
 
 /** The local_cwd factory: processes on this machine, state changes through the in-process bus. */
-export function localCwdFactory(deps: BackendDeps): SchedulerFactory {
+export function create(deps: SchedulerDeps): SchedulerFactory {
   return (ctx) =>
     createLocalCwdScheduler(ctx, {
       dataDir: deps.config.localDataDir ?? '',
