@@ -6,7 +6,6 @@ import {
 } from '../../lib/schedulers/local-cwd/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { Scheduler } from '../../lib/schedulers/scheduler.js';
-import { ENV } from '../shared/env-names.js';
 import type { SchedulerDeps } from './table.js';
 
 export { LOCAL_CWD };
@@ -16,14 +15,9 @@ export function create(deps: SchedulerDeps): SchedulerFactory {
   return (ctx) =>
     createLocalCwdScheduler(ctx, {
       dataDir: deps.config.localDataDir ?? '',
-      ...umaskOption(process.env[ENV.localReplicaUmask]),
+      ...(deps.config.localReplicaUmask === undefined ? {} : { replicaUmask: deps.config.localReplicaUmask }),
       onStateChange: async ({ appId, ...transition }) => deps.emitLocalTransition(appId, transition),
     });
-}
-
-function umaskOption(octal: string | undefined): { replicaUmask?: number } {
-  const umask = octal === undefined ? Number.NaN : Number.parseInt(octal, 8);
-  return Number.isInteger(umask) && umask >= 0 && umask <= 0o777 ? { replicaUmask: umask } : {};
 }
 
 /** Local mode start-up: the apps `scheduler` (the local_cwd instance) settled or adopted; none for another. */

@@ -17,9 +17,9 @@ import {
   type AppStateChangePublisher,
   type RecordChanges,
 } from '../../lib/runner/index.js';
-import { UnknownSchedulerError } from '../../lib/specs/index.js';
+import { type HostAccessPolicy, UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore, ItemClient, type Transport } from '../../lib/store/index.js';
-import { type FunctionConfig, readFunctionConfig } from './config.js';
+import { type FunctionConfig, type LocalSettings, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
 
@@ -27,6 +27,13 @@ export { DEFAULT_SCHEDULERS } from './config.js';
 
 /** Hooks local mode sets before the first request. */
 export interface LocalModeHooks {
+  /** The settings the local server fixes (its table, embedded DynamoDB, schedulers, data directory). */
+  settings?: LocalSettings;
+  /**
+   * Host access jobs get where the environment configures none (local mode: the user's own machine, all;
+   * docs/security.md). None by default.
+   */
+  defaultHostAccess?: HostAccessPolicy;
   /** Receives local scheduler events as EventBridge events (the in-process bus). */
   emitEvent?: (event: ReturnType<typeof localStateChangeEvent>) => Promise<void>;
   /**
@@ -68,7 +75,7 @@ const forgetListeners: (() => void)[] = [];
  * Runner too, through {@link onForget}): the next call builds them again.
  */
 export function forgetAll(): void {
-  forgetDeploymentConfig();
+  forgetDeploymentConfig(hooks.defaultHostAccess);
   builtConfig = undefined;
   builtStore = undefined;
   builtRunnerStore = undefined;
@@ -112,12 +119,13 @@ export function created<T extends object>(client: T): T {
 }
 
 /**
- * The function's configuration, read from the environment and validated on first use (once per cold start).
+ * The function's configuration, read from the environment (and local mode's settings) and validated on first
+ * use (once per cold start).
  *
  * @throws ConfigError naming every bad variable (the function cannot work; nothing falls back silently).
  */
 export function config(): FunctionConfig {
-  builtConfig ??= readFunctionConfig(process.env);
+  builtConfig ??= readFunctionConfig(process.env, hooks.settings);
   return builtConfig;
 }
 

@@ -20,8 +20,6 @@ export const ENV = {
   dynamoDbEndpoint: 'TXS_DYNAMODB_ENDPOINT',
   /** local_cwd data directory (local mode only). */
   localDataDir: 'TXS_LOCAL_DATA_DIR',
-  /** umask (octal) local_cwd replicas run with: the server's own umask before it tightened it (local mode only). */
-  localReplicaUmask: 'TXS_LOCAL_REPLICA_UMASK',
   /** Days to keep finished app records (DynamoDB TTL). */
   retentionDays: 'TXS_RETENTION_DAYS',
   // ---- security settings (docs/security.md); read and checked once per cold start.

@@ -16,7 +16,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
 import { closeRunner, recoverLocalApps, runner } from '../../functions/schedulers/table.js';
 import { configureLocalMode, runnerStore } from '../../functions/shared/container.js';
-import { ENV } from '../../functions/shared/env-names.js';
 import { socketBesideToken } from '../cli/local-socket.js';
 import { LOCAL_TOKEN_FILE_ENV, localTokenFile, NEW_LINK_PATH } from '../cli/local-token.js';
 import { LOGOUT_PATH, OneTimeLink, withoutToken } from '../cli/one-time-link.js';
@@ -262,15 +261,6 @@ async function serve(
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
   await ensureRecordTable(LOCAL_TABLE_NAME, dbEndpoint, db?.transport);
 
-  process.env[ENV.tableName] = LOCAL_TABLE_NAME;
-  process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
-  process.env[ENV.schedulers] = (options.schedulers ?? LOCAL_SCHEDULERS).join(',');
-  process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
-  // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
-  process.env[ENV.allowPrivileged] ??= 'true';
-  process.env[ENV.allowedHostPaths] ??= '*';
-  process.env[ENV.allowedDevices] ??= '*';
-  process.env[ENV.localReplicaUmask] = replicaUmask.toString(8);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const log = options.verbose ? batchedLines(process.stdout) : Object.assign(() => {}, { flush() {} });
@@ -292,6 +282,15 @@ async function serve(
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
   configureLocalMode({
+    settings: {
+      tableName: LOCAL_TABLE_NAME,
+      dynamoDbEndpoint: dbEndpoint,
+      schedulers: options.schedulers ?? LOCAL_SCHEDULERS,
+      localDataDir: join(dataDir, 'local_cwd'),
+      localReplicaUmask: replicaUmask,
+    },
+    // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
+    defaultHostAccess: { privileged: true, hostPathPrefixes: 'any', devices: 'any' },
     ...(db ? { dynamoDbTransport: db.transport } : {}),
     wrapRecordStore: (runnerStore, records) =>
       watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
