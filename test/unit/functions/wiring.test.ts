@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { KNOWN_SCHEDULERS } from '../../../functions/shared/config.js';
 import type { SdkClient } from '../../../functions/shared/container.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { parseRunRequest } from '../../../lib/specs/index.js';
@@ -57,6 +58,30 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
       expect.objectContaining({ name: 'UnknownSchedulerError' }),
     );
     expect(() => plans.cfgWarnings('slurm', {})).toThrow(/aws_batch, aws_sagemaker/);
+  });
+});
+
+describe('the scheduler table', () => {
+  it('builds every known scheduler from its module, under its own name, for the Planner and the Runner', async () => {
+    vi.stubEnv(ENV.schedulers, KNOWN_SCHEDULERS.join(','));
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'txs-wiring-data-'));
+    vi.stubEnv(ENV.localDataDir, dataDir);
+    const { closeRunner, planner, runner } = await import('../../../functions/schedulers/table.js');
+    const plans = await planner();
+    const runs = await runner();
+    try {
+      for (const name of KNOWN_SCHEDULERS) {
+        expect(plans.scheduler(name).backend).toBe(name);
+        expect(runs.scheduler(name).backend).toBe(name);
+      }
+    } finally {
+      await closeRunner();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // The Planner's AWS schedulers only translate; the Runner's submit.
+    expect(plans.scheduler('aws_batch').constructor.name).toBe('AwsBatchTranslator');
+    expect(runs.scheduler('aws_batch').constructor.name).toBe('AwsBatchScheduler');
+    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'ItemClient', 'SageMakerClient']);
   });
 });
 
