@@ -7,7 +7,6 @@ import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
 import { ENV } from '../shared/env-names.js';
 import { readSecretBytes } from './secret.js';
-import type { SchedulerDeps } from './table.js';
 
 /** The slurmrestd client's authentication from the environment: a token, or the cluster's JWT key file. */
 export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined {
@@ -23,9 +22,10 @@ export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined 
   return undefined;
 }
 
-/** The slurm factory; `env` is read when the scheduler is built. */
-export function create(_deps?: SchedulerDeps, env: NodeJS.ProcessEnv = process.env): SchedulerFactory {
+/** The slurm factory; the environment is read when the scheduler is built. */
+export function create(): SchedulerFactory {
   return (ctx) => {
+    const env = process.env;
     const url = env[ENV.slurmUrl];
     const auth = slurmAuthFromEnv(env);
     const user = env[ENV.slurmUser];

@@ -23,8 +23,6 @@ import { type FunctionConfig, type LocalSettings, readFunctionConfig } from './c
 import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
 
-export { DEFAULT_SCHEDULERS } from './config.js';
-
 /** Hooks local mode sets before the first request. */
 export interface LocalModeHooks {
   /** The settings the local server fixes (its table, embedded DynamoDB, schedulers, data directory). */
