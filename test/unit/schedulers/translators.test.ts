@@ -1,6 +1,6 @@
 /**
- * The SDK-free translators the dry-run and scheduler-listing functions register: the same dry runs, run
- * options and capabilities as the full schedulers, and no backend call.
+ * The translators (no SDK client) the dry-run and scheduler-listing functions register: the same dry runs,
+ * run options and capabilities as the full schedulers, and no backend call.
  */
 import { describe, expect, it } from 'vitest';
 import { AwsBatchTranslator, createAwsBatchScheduler } from '../../../lib/schedulers/aws-batch/index.js';
