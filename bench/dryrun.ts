@@ -176,10 +176,11 @@ async function checkoutCode(checkout: string): Promise<Code> {
   const sagemaker = await load('lib/schedulers/aws-sagemaker/index.ts');
   return {
     handler: (await load('functions/api/dryrun.ts')).handler,
-    // The Runner is in runners.ts since the functions were split by route; container.ts before.
-    runner: await (existsSync(join(checkout, 'functions/shared/runners.ts'))
-      ? load('functions/shared/runners.ts')
-      : load('functions/shared/container.ts')
+    // The Runner is in functions/schedulers/table.ts; in shared/runners.ts or shared/container.ts before.
+    runner: await load(
+      ['functions/schedulers/table.ts', 'functions/shared/runners.ts'].find((path) =>
+        existsSync(join(checkout, path)),
+      ) ?? 'functions/shared/container.ts',
     ).then((module) => module.runner('aws_batch')),
     parseRunRequest: (await load('lib/specs/index.ts')).parseRunRequest,
     scheduler: schedulersOf(batch.createAwsBatchScheduler, sagemaker.createAwsSageMakerScheduler),

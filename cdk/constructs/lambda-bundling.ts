@@ -2,9 +2,9 @@
  * The one bundling definition of every function: the esbuild options the construct bundles with at synth
  * time (from a clone), `npm run build` prebuilds the package's bundles with, and `bench/` measures. Each
  * function is a directory: `index.mjs` (the handler) and `chunks/`, the modules it imports dynamically (the
- * SDK-free schedulers, the regex engine of a filtered log read, the Runner of a status refresh, the SDK's
- * rarely used parts), loaded only when a request needs them. The AWS SDK is bundled as published: no SDK
- * module is replaced.
+ * scheduler modules and their SDK clients, the regex engine of a filtered log read, the Runner of a status
+ * refresh, the SDK's rarely used parts), loaded only when a request needs them. The AWS SDK is bundled as
+ * published: no SDK module is replaced.
  *
  * @module
  */

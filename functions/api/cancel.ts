@@ -1,7 +1,7 @@
 /** `POST /v1/apps/{scheduler}/{appId}/cancel`: asks the scheduler to cancel; idempotent. */
 
+import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
 import { appFromPath } from './handle.js';
 

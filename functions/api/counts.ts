@@ -3,11 +3,11 @@
  * `GET /v1/apps` (scheduler, session, since; `owner` for deployment admins). One paged Query projecting the
  * state, reading at most `APP_COUNT_CAP` records: `complete: false` says the counts are a lower bound.
  */
-import { recordsRunner } from '../shared/container.js';
+import { appRecords } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { listFiltersOf } from './list-filters.js';
 
 export const handler = apiHandler({ operation: 'Counts' }, async (req) => {
-  const counts = await recordsRunner().countByState(listFiltersOf(req));
+  const counts = await appRecords().countByState(listFiltersOf(req));
   return { statusCode: 200, body: counts };
 });

@@ -1,7 +1,7 @@
 /** `DELETE /v1/apps/{scheduler}/{appId}`: removes the app from the scheduler's data plane, cancelling it if live. */
 
+import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
 import { appFromPath } from './handle.js';
 

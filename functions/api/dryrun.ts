@@ -1,7 +1,7 @@
 /** `POST /v1/dryrun`: the exact native request a run would submit; nothing is recorded or submitted. */
 import { parseRunRequest } from '../../lib/specs/index.js';
+import { planner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { planner } from '../shared/planning.js';
 
 export const handler = apiHandler({ operation: 'Dryrun', body: true }, async (req) => {
   const request = parseRunRequest(req.body);

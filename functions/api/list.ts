@@ -3,7 +3,7 @@
  * and `?owner=<another owner>` are for deployment admins only.
  */
 import type { ListAppsQuery } from '../../lib/runner/index.js';
-import { recordsRunner } from '../shared/container.js';
+import { appRecords } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { QUERIES } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
@@ -19,7 +19,7 @@ export const handler = apiHandler({ operation: 'List' }, async (req) => {
   if (state !== undefined && state.length > 0) query.states = state;
   if (limit !== undefined) query.limit = limit;
   if (nextToken) query.nextToken = nextToken;
-  const page = await recordsRunner().list(query);
+  const page = await appRecords().list(query);
   const body: Record<string, unknown> = { apps: page.records.map(summaryView) };
   if (page.nextToken) body.nextToken = page.nextToken;
   return { statusCode: 200, body };

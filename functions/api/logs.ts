@@ -1,9 +1,9 @@
 /** `GET /v1/apps/{scheduler}/{appId}/logs`: one page of a replica's log lines. */
 import type { LogPageRequest, LogStream } from '../../lib/schedulers/index.js';
+import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
 import { QUERIES } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
-import { runner } from '../shared/runners.js';
 import { appFromPath } from './handle.js';
 
 export const handler = apiHandler({ operation: 'Logs' }, async (req) => {

@@ -1,9 +1,9 @@
 /** `POST /v1/apps`: validate, record, submit; idempotent with an `Idempotency-Key` header. */
 import { parseRunRequest } from '../../lib/specs/index.js';
+import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
 import { HEADERS } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
-import { runner } from '../shared/runners.js';
 import { handleView } from '../shared/views.js';
 
 /** Time kept after the submission deadline to write the outcome and answer (ms). */

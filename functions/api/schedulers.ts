@@ -1,7 +1,7 @@
 /** `GET /v1/schedulers`: the schedulers available here with their run options. */
 
+import { planner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { planner } from '../shared/planning.js';
 
 export const handler = apiHandler({ operation: 'ListSchedulers' }, async () => ({
   statusCode: 200,

@@ -5,7 +5,7 @@
  */
 import { MAX_WAIT_SECONDS } from '../../lib/runner/revision.js';
 import { ValidationError } from '../../lib/specs/index.js';
-import { localModeHooks, recordsRunner } from '../shared/container.js';
+import { appRecords, localModeHooks } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
 import { QUERIES } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
@@ -23,7 +23,7 @@ export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   if (waitFor !== undefined && refresh)
     throw ValidationError.forField('waitFor', 'cannot be combined with refresh=true; send one or the other');
   if (waitFor !== undefined) {
-    const { record, waited } = await recordsRunner().getChanged(handle, req.scope, waitFor, {
+    const { record, waited } = await appRecords().getChanged(handle, req.scope, waitFor, {
       changes: localModeHooks().recordChanges,
       waitMs: (waitSeconds ?? MAX_WAIT_SECONDS) * 1000,
     });
@@ -33,7 +33,7 @@ export const handler = apiHandler({ operation: 'Status' }, async (req) => {
   // Without refresh, status is one read of the record. The Runner and the scheduler (with its SDK client) are
   // imported only for a refresh: this function's cold start loads neither.
   const record = refresh
-    ? await (await (await import('../shared/runners.js')).runner(scheduler)).refresh(handle, req.scope)
-    : await recordsRunner().get(handle, req.scope);
+    ? await (await (await import('../schedulers/table.js')).runner(scheduler)).refresh(handle, req.scope)
+    : await appRecords().get(handle, req.scope);
   return { statusCode: 200, body: detailView(record) };
 });

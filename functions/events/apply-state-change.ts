@@ -4,7 +4,7 @@
  * Lambda middleware (log context, metrics flush).
  */
 import { mapStateChangeEvent, type StateChangeEnvelope } from '../../lib/events/index.js';
-import { recordsRunner } from '../shared/container.js';
+import { appRecords } from '../shared/container.js';
 import { logger, metrics } from '../shared/powertools.js';
 
 /** What one invocation did (returned for tests and logs). */
@@ -17,7 +17,7 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
     logger.debug('event ignored', { reason: routed.ignored });
     return { applied: false, reason: routed.ignored };
   }
-  const outcome = await recordsRunner().applyNativeTransition(
+  const outcome = await appRecords().applyNativeTransition(
     routed.scheduler,
     routed.nativeName,
     routed.transition,
@@ -31,7 +31,7 @@ export async function handleStateChange(event: StateChangeEnvelope): Promise<Sta
   );
   if (routed.queueBlocked !== undefined) {
     const { inQueue, stateReason } = routed.queueBlocked;
-    const waiting = await recordsRunner().applyWaitingReason(routed.scheduler, inQueue, stateReason);
+    const waiting = await appRecords().applyWaitingReason(routed.scheduler, inQueue, stateReason);
     if (waiting > 0) metrics.addMetric('WaitingReasonsApplied', 'Count', waiting);
   }
   if (outcome === undefined) return { applied: false, reason: 'not an app we launched' };

@@ -6,10 +6,10 @@
  */
 import type { DynamoDBBatchResponse, DynamoDBStreamEvent } from 'aws-lambda';
 import { type PublishOptions, publishStreamRecords, type StreamRecord } from '../../lib/events/outbox.js';
-import { eventBridgePutEvents } from '../shared/backends/event-bridge.js';
 import { ENV } from '../shared/env-names.js';
 import { eventHandler } from '../shared/event-handler.js';
 import { logger, metrics } from '../shared/powertools.js';
+import { eventBridgePutEvents } from './put-events.js';
 
 let putEvents: PublishOptions['putEvents'] | undefined;
 

@@ -4,8 +4,8 @@
  * metrics flush).
  */
 
+import { runner } from '../schedulers/table.js';
 import { logger, metrics } from '../shared/powertools.js';
-import { runner } from '../shared/runners.js';
 
 /** Per scheduler: records checked, changed and failed. */
 export type ReconcileReport = Record<string, { checked: number; changed: number; errors: number }>;

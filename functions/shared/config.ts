@@ -10,7 +10,7 @@ import { ENV } from './env-names.js';
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
 
 /**
- * Every scheduler a function can run: the one list of names (the container's backends are typed by it, so a
+ * Every scheduler a function can run: the one list of names (the scheduler table is typed by it, so a
  * scheduler without a backend, or a backend the config refuses, does not compile).
  */
 export const KNOWN_SCHEDULERS = [
@@ -39,8 +39,17 @@ export interface FunctionConfig {
   readonly batchQueues: readonly string[];
   readonly dynamoDbEndpoint?: string;
   readonly localDataDir?: string;
+  /** umask (0 to 0o777) local_cwd replicas run with: the local server's own before it tightened it. */
+  readonly localReplicaUmask?: number;
   readonly retentionDays: number;
 }
+
+/** The settings local mode gives the functions itself (its table, its embedded DynamoDB, its schedulers). */
+export type LocalSettings = Pick<
+  FunctionConfig,
+  'tableName' | 'schedulers' | 'dynamoDbEndpoint' | 'localDataDir'
+> &
+  Required<Pick<FunctionConfig, 'localReplicaUmask'>>;
 
 /**
  * A deployment mistake (not the caller's): the API answers 500 with only the request id, and the function's
@@ -61,16 +70,20 @@ const list = (raw: string | undefined): string[] | undefined =>
         .filter((s) => s.length > 0);
 
 /**
- * Reads and checks the configuration from `env`.
+ * Reads and checks the configuration from `env`; in local mode, `local` gives the settings the local server
+ * fixes itself (the environment's values for them are not read).
  *
  * @throws ConfigError naming every bad variable, its value and what it accepts.
  */
-export function readFunctionConfig(env: Readonly<Record<string, string | undefined>>): FunctionConfig {
+export function readFunctionConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  local?: LocalSettings,
+): FunctionConfig {
   const problems: string[] = [];
-  const tableName = env[ENV.tableName];
+  const tableName = local ? local.tableName : env[ENV.tableName];
   if (!tableName) problems.push(`${ENV.tableName} is not set (the DynamoDB table of app records)`);
 
-  const schedulers = list(env[ENV.schedulers]) ?? [...DEFAULT_SCHEDULERS];
+  const schedulers = local ? [...local.schedulers] : (list(env[ENV.schedulers]) ?? [...DEFAULT_SCHEDULERS]);
   for (const name of schedulers)
     if (!(KNOWN_SCHEDULERS as readonly string[]).includes(name))
       problems.push(
@@ -87,11 +100,11 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
   if (!(Number.isInteger(retentionDays) && retentionDays > 0))
     problems.push(`${ENV.retentionDays}='${retentionRaw}' must be a whole number of days, at least 1`);
 
-  const dynamoDbEndpoint = env[ENV.dynamoDbEndpoint] || undefined;
+  const dynamoDbEndpoint = (local ? local.dynamoDbEndpoint : env[ENV.dynamoDbEndpoint]) || undefined;
   if (dynamoDbEndpoint !== undefined && !URL.canParse(dynamoDbEndpoint))
     problems.push(`${ENV.dynamoDbEndpoint}='${dynamoDbEndpoint}' is not a URL (e.g. http://127.0.0.1:8000)`);
 
-  const localDataDir = env[ENV.localDataDir] || undefined;
+  const localDataDir = (local ? local.localDataDir : env[ENV.localDataDir]) || undefined;
   if (schedulers.includes('local_cwd') && localDataDir === undefined)
     problems.push(`${ENV.localDataDir} is not set; the local_cwd scheduler needs a data directory`);
 
@@ -106,5 +119,6 @@ export function readFunctionConfig(env: Readonly<Record<string, string | undefin
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
     ...(localDataDir === undefined ? {} : { localDataDir }),
+    ...(local ? { localReplicaUmask: local.localReplicaUmask } : {}),
   };
 }

@@ -1,18 +1,10 @@
 /**
- * Clients and the record store, built from environment variables (names in env-names.ts) on first use, once
- * per cold start. SDK clients are created here (and, for the schedulers, by the backend modules through
- * {@link created}) and injected into the store and the schedulers; nothing else builds one. Local mode
- * configures an in-process event sink and an outbox publisher before the first call.
- *
- * Each function pays only for what it uses:
- * - {@link recordsRunner} (here): the app records over the store alone (DynamoDB): list, status without
- *   refresh, the state-change function. Their bundles carry no scheduler, component or dry-run code.
- * - `planner()` and `runner()` (runners.ts): dry runs over each scheduler's translation, and the full Runner
- *   (the SDK-free scheduler modules loaded by dynamic `import()` when a request names one).
- * - No Runner publishes events: the publisher function (functions/events/publisher.ts) puts committed
- *   changes from the table's stream on the bus; local mode wraps the store in the local outbox.
- * This module imports no scheduler code: with esbuild code splitting, a module a handler's graph imports is
- * loaded with the handler even from code the handler never runs, as soon as another chunk uses it.
+ * Clients and the record store, built from the function's configuration on first use, once per cold start.
+ * The store's DynamoDB client is created here, the schedulers' SDK clients by their modules
+ * (functions/schedulers/), each registered through {@link created}; nothing else builds one. The Planner and
+ * the Runner are built over the scheduler table (functions/schedulers/table.ts). No Runner publishes events:
+ * the publisher function puts committed changes from the table's stream on the bus; local mode wraps the
+ * store in the local outbox, and passes its configuration and hooks with {@link configureLocalMode}.
  */
 import type { BatchClient } from '@aws-sdk/client-batch';
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
@@ -27,16 +19,21 @@ import {
   type AppStateChangePublisher,
   type RecordChanges,
 } from '../../lib/runner/index.js';
-import { UnknownSchedulerError } from '../../lib/specs/index.js';
+import { type HostAccessPolicy, UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore, newDynamoDbClient } from '../../lib/store/index.js';
-import { type FunctionConfig, readFunctionConfig } from './config.js';
+import { type FunctionConfig, type LocalSettings, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
 import { traceSdkCalls } from './tracing.js';
 
-export { DEFAULT_SCHEDULERS } from './config.js';
-
 /** Hooks local mode sets before the first request. */
 export interface LocalModeHooks {
+  /** The settings the local server fixes (its table, embedded DynamoDB, schedulers, data directory). */
+  settings?: LocalSettings;
+  /**
+   * Host access jobs get where the environment configures none (local mode: the user's own machine, all;
+   * docs/security.md). None by default.
+   */
+  defaultHostAccess?: HostAccessPolicy;
   /** Receives local scheduler events as EventBridge events (the in-process bus). */
   emitEvent?: (event: ReturnType<typeof localStateChangeEvent>) => Promise<void>;
   /**
@@ -77,11 +74,11 @@ let builtRecords: AppRecords | undefined;
 const forgetListeners: (() => void)[] = [];
 
 /**
- * Forgets the configuration, the clients, the store and everything built on them (the Runners of
- * runners.ts too, through {@link onForget}): the next call builds them again.
+ * Forgets the configuration, the clients, the store and everything built on them (the Planner and the
+ * Runner too, through {@link onForget}): the next call builds them again.
  */
 export function forgetAll(): void {
-  forgetDeploymentConfig();
+  forgetDeploymentConfig(hooks.defaultHostAccess);
   builtConfig = undefined;
   builtStore = undefined;
   builtRunnerStore = undefined;
@@ -89,7 +86,7 @@ export function forgetAll(): void {
   for (const listener of forgetListeners) listener();
 }
 
-/** Calls `listener` whenever the container forgets what it built (runners.ts forgets its Runners). */
+/** Calls `listener` whenever the container forgets what it built (the scheduler table forgets its Planner and Runner). */
 export function onForget(listener: () => void): void {
   forgetListeners.push(listener);
 }
@@ -125,12 +122,13 @@ export function created<T extends object>(client: T): T {
 }
 
 /**
- * The function's configuration, read from the environment and validated on first use (once per cold start).
+ * The function's configuration, read from the environment (and local mode's settings) and validated on first
+ * use (once per cold start).
  *
  * @throws ConfigError naming every bad variable (the function cannot work; nothing falls back silently).
  */
 export function config(): FunctionConfig {
-  builtConfig ??= readFunctionConfig(process.env);
+  builtConfig ??= readFunctionConfig(process.env, hooks.settings);
   return builtConfig;
 }
 
@@ -187,10 +185,10 @@ export function builtOutbox(): Partial<OutboxStore> | undefined {
 }
 
 /**
- * The app records over the store alone: `get`, `list`, `applyNativeTransition`. Use runners.ts's `runner()`
- * for anything that asks a scheduler.
+ * The app records over the store alone (list, status without refresh, the state-change function): `get`,
+ * `list`, `applyNativeTransition`. Use the scheduler table's `runner()` for anything that asks a scheduler.
  */
-export function recordsRunner(): AppRecords {
+export function appRecords(): AppRecords {
   builtRecords ??= new AppRecords({ store: runnerStore(), sessionName: sessionName() });
   return builtRecords;
 }

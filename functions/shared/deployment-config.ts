@@ -49,11 +49,15 @@ function list(env: Readonly<Record<string, string | undefined>>, name: string): 
 }
 
 /**
- * Reads and checks the settings.
+ * Reads and checks the settings; host access the environment does not configure is `defaultHostAccess`
+ * (none; local mode: all, the user's own machine).
  *
  * @throws Error naming the environment variable and the bad value.
  */
-export function readDeploymentConfig(env: Readonly<Record<string, string | undefined>>): DeploymentConfig {
+export function readDeploymentConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  defaultHostAccess: HostAccessPolicy = NO_HOST_ACCESS,
+): DeploymentConfig {
   const admins = new Set<string>();
   for (const principal of list(env, ENV.adminPrincipals)) {
     try {
@@ -70,7 +74,7 @@ export function readDeploymentConfig(env: Readonly<Record<string, string | undef
       );
     }
   }
-  const privileged = env[ENV.allowPrivileged] ?? 'false';
+  const privileged = env[ENV.allowPrivileged] ?? String(defaultHostAccess.privileged);
   if (privileged !== 'true' && privileged !== 'false') {
     throw new Error(`${ENV.allowPrivileged}: must be true or false, got '${privileged}'`);
   }
@@ -78,10 +82,10 @@ export function readDeploymentConfig(env: Readonly<Record<string, string | undef
     privileged: privileged === 'true',
     hostPathPrefixes: env[ENV.allowedHostPaths]
       ? parseHostPathList(ENV.allowedHostPaths, env[ENV.allowedHostPaths])
-      : NO_HOST_ACCESS.hostPathPrefixes,
+      : defaultHostAccess.hostPathPrefixes,
     devices: env[ENV.allowedDevices]
       ? parseHostPathList(ENV.allowedDevices, env[ENV.allowedDevices])
-      : NO_HOST_ACCESS.devices,
+      : defaultHostAccess.devices,
   };
   const instanceTypes = list(env, ENV.sageMakerInstanceTypes);
   for (const type of instanceTypes) {
@@ -102,14 +106,19 @@ export function readDeploymentConfig(env: Readonly<Record<string, string | undef
 }
 
 let cached: DeploymentConfig | undefined;
+let defaults: HostAccessPolicy = NO_HOST_ACCESS;
 
 /** This process's settings, read from `process.env` on first use. */
 export function deploymentConfig(): DeploymentConfig {
-  cached ??= readDeploymentConfig(process.env);
+  cached ??= readDeploymentConfig(process.env, defaults);
   return cached;
 }
 
-/** Tests and local mode: read the environment again on next use. */
-export function forgetDeploymentConfig(): void {
+/**
+ * Tests and local mode: read the environment again on next use, with `defaultHostAccess` where it configures
+ * none (the container passes local mode's).
+ */
+export function forgetDeploymentConfig(defaultHostAccess: HostAccessPolicy = NO_HOST_ACCESS): void {
   cached = undefined;
+  defaults = defaultHostAccess;
 }

@@ -27,7 +27,6 @@ export const ENV = {
   batchQueues: 'TXS_BATCH_QUEUES',
   dynamoDbEndpoint: 'TXS_DYNAMODB_ENDPOINT',
   localDataDir: 'TXS_LOCAL_DATA_DIR',
-  localReplicaUmask: 'TXS_LOCAL_REPLICA_UMASK',
   retentionDays: 'TXS_RETENTION_DAYS',
   adminPrincipals: 'TXS_ADMIN_PRINCIPALS',
   sessionOwnerRoles: 'TXS_SESSION_OWNER_ROLES',
@@ -77,11 +76,6 @@ export const ENV_DESCRIPTIONS = {
     description: 'DynamoDB endpoint override (local mode: the embedded dynalite).',
   },
   localDataDir: { group: 'core', description: 'local_cwd data directory (local mode only).' },
-  localReplicaUmask: {
-    group: 'core',
-    description:
-      "umask (octal) local_cwd replicas run with: the server's own umask before it tightened it (local mode only).",
-  },
   retentionDays: { group: 'core', description: 'Days to keep finished app records (DynamoDB TTL).' },
   adminPrincipals: {
     group: 'security',

@@ -12,9 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { closeRunner, recoverLocalApps, runner } from '../../functions/schedulers/table.js';
 import { configureLocalMode, endpointDynamoDbClient, runnerStore } from '../../functions/shared/container.js';
-import { ENV } from '../../functions/shared/env-names.js';
-import { closeRunner, recoverLocalApps, runner } from '../../functions/shared/runners.js';
 import { OneTimeLink } from '../cli/dashboard/one-time-link.js';
 import { PeerUser } from '../cli/dashboard/peer-user.js';
 import { socketBesideToken } from '../cli/local-socket.js';
@@ -174,15 +173,6 @@ async function serve(
   const dbEndpoint = options.dynamodbEndpoint ?? db?.endpoint ?? '';
   await ensureRecordTable(LOCAL_TABLE_NAME, endpointDynamoDbClient(dbEndpoint, db?.requestHandler));
 
-  process.env[ENV.tableName] = LOCAL_TABLE_NAME;
-  process.env[ENV.dynamoDbEndpoint] = dbEndpoint;
-  process.env[ENV.schedulers] = (options.schedulers ?? LOCAL_SCHEDULERS).join(',');
-  process.env[ENV.localDataDir] = join(dataDir, 'local_cwd');
-  // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
-  process.env[ENV.allowPrivileged] ??= 'true';
-  process.env[ENV.allowedHostPaths] ??= '*';
-  process.env[ENV.allowedDevices] ??= '*';
-  process.env[ENV.localReplicaUmask] = replicaUmask.toString(8);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
   const log = options.verbose ? batchedLines(process.stdout) : Object.assign(() => {}, { flush() {} });
@@ -204,6 +194,15 @@ async function serve(
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
   configureLocalMode({
+    settings: {
+      tableName: LOCAL_TABLE_NAME,
+      dynamoDbEndpoint: dbEndpoint,
+      schedulers: options.schedulers ?? LOCAL_SCHEDULERS,
+      localDataDir: join(dataDir, 'local_cwd'),
+      localReplicaUmask: replicaUmask,
+    },
+    // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
+    defaultHostAccess: { privileged: true, hostPathPrefixes: 'any', devices: 'any' },
     ...(db ? { dynamoDbRequestHandler: db.requestHandler } : {}),
     wrapRecordStore: (runnerStore, records) =>
       watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),

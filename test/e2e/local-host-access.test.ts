@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENV } from '../../functions/shared/env-names.js';
 import type { LocalServer } from '../../lib/local/server.js';
 
 let server: LocalServer;
@@ -52,5 +53,19 @@ describe('local mode host access', () => {
     };
     // No stack outside AWS: the request carries TorchX's tags only.
     expect(body.request.registerJobDefinition.tags).not.toHaveProperty('torchx-serverless:stack');
+  });
+
+  it('is configured by the server passing its settings to the functions, not through the environment', () => {
+    for (const name of [
+      ENV.tableName,
+      ENV.dynamoDbEndpoint,
+      ENV.schedulers,
+      ENV.localDataDir,
+      ENV.allowPrivileged,
+      ENV.allowedHostPaths,
+      ENV.allowedDevices,
+    ]) {
+      expect(process.env[name], name).toBeUndefined();
+    }
   });
 });

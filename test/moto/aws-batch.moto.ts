@@ -343,7 +343,7 @@ describe('aws_batch over the AWS wire (moto)', () => {
     expect((await client.getApp(run.handle)).status.state).toBe('SUBMITTED');
     // The reconciler's pass over aws_batch only: the SageMaker suite runs in parallel on the same table, and
     // a pass over its records could settle them between its own steps.
-    const { runner } = await import('../../functions/shared/runners.js');
+    const { runner } = await import('../../functions/schedulers/table.js');
     const report = await (await runner('aws_batch')).reconcile('aws_batch');
     expect(report.errors).toBe(0);
     expect(report.checked).toBeGreaterThanOrEqual(1);
@@ -353,7 +353,7 @@ describe('aws_batch over the AWS wire (moto)', () => {
   it("lists the queue's torchx jobs from Batch itself (ListJobs with AFTER_CREATED_AT)", async () => {
     const client = moto.client('batch-native-list');
     const run = await client.run(ddp, 'batch-native-list-1');
-    const { runner } = await import('../../functions/shared/runners.js');
+    const { runner } = await import('../../functions/schedulers/table.js');
     const apps = await (await runner('aws_batch')).listFromScheduler('aws_batch');
     expect(apps).toContainEqual({
       appId: run.appId,

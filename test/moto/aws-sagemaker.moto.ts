@@ -302,7 +302,7 @@ describe('aws_sagemaker over the AWS wire (moto)', () => {
   it("lists this project's training jobs from SageMaker itself (ListTrainingJobs, then ListTags)", async () => {
     const client = moto.client('sm-native-list');
     const run = await client.run(echo('native list'), 'sm-native-list-1');
-    const { runner } = await import('../../functions/shared/runners.js');
+    const { runner } = await import('../../functions/schedulers/table.js');
     const apps = await (await runner('aws_sagemaker')).listFromScheduler('aws_sagemaker');
     expect(apps).toContainEqual({
       appId: run.appId,

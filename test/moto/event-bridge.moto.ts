@@ -5,7 +5,7 @@
  */
 import { CloudWatchLogsClient, FilterLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventBridgePutEvents } from '../../functions/shared/backends/event-bridge.js';
+import { eventBridgePutEvents } from '../../functions/events/put-events.js';
 import { putAllEvents } from '../../lib/events/outbox.js';
 import type { AppStateChangeEvent } from '../../lib/runner/index.js';
 import { MOTO_EVENT_BUS, MOTO_EVENTS_LOG_GROUP } from './constants.js';

@@ -1,6 +1,6 @@
 /**
- * The AWS Batch scheduler (`aws_batch`): translation (pure, and the SDK-free translator built on it), state
- * mapping (pure, shared with the EventBridge handler), run options and the scheduler itself.
+ * The AWS Batch scheduler (`aws_batch`): translation (pure, and the translator without SDK clients that the
+ * scheduler holds), state mapping (pure, shared with the EventBridge handler), run options and the scheduler.
  *
  * @module
  */

@@ -45,11 +45,12 @@ import {
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { SubmittingScheduler } from '../submitting.js';
 import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
 import { type NodeGroup, nodeGroupsOf, nodeIndexOf, replicaStatusOf, rolesOf } from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
-import { queueNameOf } from './options.js';
+import { type AwsBatchOpts, queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
 import {
   batchConsoleUrl,
@@ -129,7 +130,7 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  * for await (const line of batch.logIter(appId, { role: 'trainer', replica: 0, tail: true })) console.log(line);
  * ```
  */
-export class AwsBatchScheduler extends AwsBatchTranslator {
+export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatchRequest> {
   private readonly batch: BatchClient;
   private readonly logs: CloudWatchLogsClient;
   private readonly queues: readonly string[] | undefined;
@@ -140,7 +141,7 @@ export class AwsBatchScheduler extends AwsBatchTranslator {
   private readonly definitionArns = new Map<string, string>();
 
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
-    super(context, options);
+    super(new AwsBatchTranslator(context, options), context);
     this.batch = options.batchClient ?? defaultBatchClient();
     this.logs = options.logsClient ?? defaultLogsClient();
     this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;

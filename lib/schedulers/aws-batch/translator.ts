@@ -1,13 +1,13 @@
 /**
  * The pure half of the `aws_batch` scheduler: run options, capabilities, validation and translation, with no
- * AWS SDK client. {@link AwsBatchScheduler} extends it with the Batch and CloudWatch Logs calls; the dry-run
- * and scheduler-listing functions register it alone, so their bundles carry no SDK.
+ * AWS SDK client. {@link AwsBatchScheduler} holds one and adds the Batch and CloudWatch Logs calls; the
+ * dry-run and scheduler-listing functions register it alone, so they load no SDK.
  *
  * @module
  */
 import { type AppDef, AppDryRunInfo, type Cfg, type RunOpts } from '../../specs/index.js';
-import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
+import { TranslatingScheduler } from '../translating.js';
 import { parseBatchAppId } from './app-id.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
 import {
@@ -46,7 +46,7 @@ export interface AwsBatchTranslatorOptions {
  * const info = batch.submitDryrun(app, { queue: 'gpu' }); // info.request is the exact SDK input
  * ```
  */
-export class AwsBatchTranslator extends DryRunOnlyScheduler<AwsBatchOpts, AwsBatchRequest> {
+export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBatchRequest> {
   private readonly defaultUser: string | undefined;
   private readonly uniqueNamer: UniqueNamer;
   private readonly stackTags: Readonly<Record<string, string>>;

@@ -32,7 +32,9 @@ import {
 import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { SubmittingScheduler } from '../submitting.js';
 import { readSageMakerLogPage } from './log-reader.js';
+import type { AwsSageMakerOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
 import {
   DEFAULT_ROLE_NAME,
@@ -128,7 +130,7 @@ export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
  * const appId = await scheduler.schedule(info); // the training job name
  * ```
  */
-export class AwsSageMakerScheduler extends AwsSageMakerTranslator {
+export class AwsSageMakerScheduler extends SubmittingScheduler<AwsSageMakerOpts, AwsSageMakerRequest> {
   private readonly sageMaker: SageMakerClient;
   private readonly logs: CloudWatchLogsClient;
   private readonly throttleRetries: number;
@@ -138,7 +140,7 @@ export class AwsSageMakerScheduler extends AwsSageMakerTranslator {
   private readonly tagCache = new Map<string, Record<string, string> | undefined>();
 
   constructor(context: SchedulerContext, options: AwsSageMakerSchedulerOptions = {}) {
-    super(context, options);
+    super(new AwsSageMakerTranslator(context, options), context);
     this.sageMaker = options.sageMakerClient ?? defaultSageMakerClient();
     this.logs = options.logsClient ?? defaultLogsClient();
     this.throttleRetries = options.throttleRetries ?? 3;

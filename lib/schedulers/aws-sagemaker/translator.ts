@@ -1,6 +1,6 @@
 /**
  * The pure half of the `aws_sagemaker` scheduler: run options, capabilities, validation and translation, with
- * no AWS SDK client. {@link AwsSageMakerScheduler} extends it with the SageMaker and CloudWatch Logs calls; the
+ * no AWS SDK client. {@link AwsSageMakerScheduler} holds one and adds the SageMaker and CloudWatch Logs calls; the
  * dry-run and scheduler-listing functions register it alone, so their bundles carry no SDK client.
  *
  * @module
@@ -14,9 +14,9 @@ import {
   type RunOpts,
   randomId,
 } from '../../specs/index.js';
-import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
+import { TranslatingScheduler } from '../translating.js';
 import { type AwsSageMakerOpts, sageMakerRunOpts } from './opts.js';
 import { type AwsSageMakerRequest, type TranslateContext, translateApp } from './translate.js';
 
@@ -61,7 +61,7 @@ function osUser(): string {
  * const info = sageMaker.submitDryrun(app, { role: 'arn:aws:iam::123456789012:role/sm', output_path: 's3://b/o' });
  * ```
  */
-export class AwsSageMakerTranslator extends DryRunOnlyScheduler<AwsSageMakerOpts, AwsSageMakerRequest> {
+export class AwsSageMakerTranslator extends TranslatingScheduler<AwsSageMakerOpts, AwsSageMakerRequest> {
   private readonly defaultUser: string;
   private readonly uniqueId: () => string;
   private readonly version: string;

@@ -1,6 +1,6 @@
 /**
  * The Kubernetes MCAD scheduler (`kubernetes_mcad`): run options, the pure AppWrapper translation, the state
- * tables and the (dry-run-only) scheduler.
+ * tables and the scheduler.
  *
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * The Kubernetes (Volcano) scheduler (`kubernetes`): run options, the pure Volcano Job translation, the pod
- * parts shared with `kubernetes_mcad`, the state tables and the (dry-run-only) scheduler.
+ * parts shared with `kubernetes_mcad`, the state tables and the scheduler.
  *
  * @module
  */

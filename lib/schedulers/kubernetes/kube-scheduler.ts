@@ -12,10 +12,10 @@ import {
   type ListAppResponse,
   ValidationError,
 } from '../../specs/index.js';
-import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import { BackendConflictError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
+import { TranslatingScheduler } from '../translating.js';
 import { checkKubeName, type KubeApiClient, type KubeResourceRef } from './client.js';
 import { type K8sObject, LABELS } from './pod.js';
 import { type PodLike, podWaitReasonOf } from './state.js';
@@ -59,7 +59,7 @@ function madeByTorchx(object: K8sObject, templates: (o: K8sObject) => K8sObject[
 export abstract class KubeScheduler<
   Opts extends Cfg,
   Request extends KubeObjectRequest,
-> extends DryRunOnlyScheduler<Opts, Request> {
+> extends TranslatingScheduler<Opts, Request> {
   constructor(
     backend: string,
     context: SchedulerContext,

@@ -1,6 +1,6 @@
 /**
  * The Docker scheduler (`local_docker`): run options, the pure container translation, the state table and
- * the (dry-run-only) scheduler.
+ * the scheduler.
  *
  * @module
  */

@@ -18,10 +18,10 @@ import {
   type RoleStatus,
   type RunOpts,
 } from '../../specs/index.js';
-import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import { UnknownReplicaError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
+import { TranslatingScheduler } from '../translating.js';
 import type { DockerEngine, EngineContainerSummary } from './engine.js';
 import { type LocalDockerOpts, localDockerRunOpts } from './options.js';
 import { containerStateOf } from './state.js';
@@ -69,7 +69,7 @@ export function dockerAppState(states: readonly AppState[]): AppState {
  * new LocalDockerScheduler({ sessionName: 'torchx' }).submitDryrun(app, {}).request.containers;
  * ```
  */
-export class LocalDockerScheduler extends DryRunOnlyScheduler<LocalDockerOpts, LocalDockerRequest> {
+export class LocalDockerScheduler extends TranslatingScheduler<LocalDockerOpts, LocalDockerRequest> {
   private readonly hostEnv: Readonly<Record<string, string | undefined>>;
   private readonly uniqueNamer: DockerUniqueNamer | undefined;
   private readonly engine: DockerEngine | undefined;

@@ -1,6 +1,6 @@
 /**
  * The LSF scheduler (`lsf`): run options, the pure bsub-script translation, the state table and the
- * (dry-run-only) scheduler.
+ * scheduler (dry runs only).
  *
  * @module
  */

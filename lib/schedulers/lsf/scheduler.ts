@@ -10,8 +10,8 @@
  * @module
  */
 import { type AppDef, AppDryRunInfo, type RunOpts } from '../../specs/index.js';
-import { DryRunOnlyScheduler } from '../dry-run-only.js';
 import type { SchedulerContext } from '../scheduler.js';
+import { TranslatingScheduler } from '../translating.js';
 import { type LsfOpts, lsfRunOpts } from './options.js';
 import { type LsfRequest, type LsfUniqueNamer, translateLsfApp } from './translate.js';
 
@@ -35,7 +35,7 @@ export const LSF_NOT_SUBMITTED =
  * console.log(info.request.script);
  * ```
  */
-export class LsfScheduler extends DryRunOnlyScheduler<LsfOpts, LsfRequest> {
+export class LsfScheduler extends TranslatingScheduler<LsfOpts, LsfRequest> {
   private readonly uniqueNamer: LsfUniqueNamer | undefined;
 
   constructor(context: SchedulerContext, options: LsfSchedulerOptions = {}) {

@@ -15,7 +15,7 @@ import { BatchClient, ListJobsCommand } from '@aws-sdk/client-batch';
 import { type CloudWatchLogsClient, GetLogEventsCommand } from '@aws-sdk/client-cloudwatch-logs';
 import { DescribeTrainingJobCommand, type SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { eventBridgePutEvents } from '../../../functions/shared/backends/event-bridge.js';
+import { eventBridgePutEvents } from '../../../functions/events/put-events.js';
 import type { SdkClient } from '../../../functions/shared/container.js';
 import { traceSdkCalls, XRAY_MIDDLEWARE_NAME } from '../../../functions/shared/tracing.js';
 import { type Dynalite, startDynalite } from '../../helpers/dynalite.js';
@@ -180,7 +180,7 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
   });
 
   it('traces the Batch, SageMaker and CloudWatch Logs clients of the schedulers, with retries and faults', async () => {
-    const { runner: runnerFor } = await import('../../../functions/shared/runners.js');
+    const { runner: runnerFor } = await import('../../../functions/schedulers/table.js');
     const runner = await runnerFor();
     runner.scheduler('aws_batch');
     runner.scheduler('aws_sagemaker');

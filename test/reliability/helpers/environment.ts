@@ -11,7 +11,7 @@ import { FakeAws, type FaultOptions } from './fake-aws.js';
 import type { ProxyHandler } from './lambda.js';
 
 type Container = typeof import('../../../functions/shared/container.js');
-type Runners = typeof import('../../../functions/shared/runners.js');
+type Runners = typeof import('../../../functions/schedulers/table.js');
 
 /** Route name → handler module (as in functions/routes.ts). */
 const API_MODULES = {
@@ -35,7 +35,7 @@ export interface FunctionsEnvironment {
   handleStateChange: typeof import('../../../functions/events/state-change.js').handleStateChange;
   reconcileAll: typeof import('../../../functions/reconciler/handler.js').reconcileAll;
   container: Container;
-  /** The Planner and Runner wiring (functions/shared/runners.ts). */
+  /** The Planner and Runner wiring (functions/schedulers/table.ts). */
   runners: Runners;
   /** DynamoDB calls by command (e.g. `GetCommand`) since the last take. */
   takeDynamoCalls(): Record<string, number>;
@@ -92,7 +92,7 @@ export async function startFunctionsEnvironment(
   let lose: { command: string; afterWrite: boolean } | undefined;
   const dynamoInjected = { throttling: 0, server: 0, timeout: 0, timeoutAfterWrite: 0 };
   const container = await import('../../../functions/shared/container.js');
-  const runners = await import('../../../functions/shared/runners.js');
+  const runners = await import('../../../functions/schedulers/table.js');
   // Faults and lost responses are injected per attempt, in the SDK client's request handler (under its
   // retries); the call counter is middleware around the whole call, as an application sees it.
   const wire = new NodeHttpHandler();

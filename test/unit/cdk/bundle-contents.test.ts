@@ -72,6 +72,20 @@ function chunkLoads(name: string, module: string): string[] {
   return staticInputs(metafile, chunk);
 }
 
+/**
+ * What a request that loads module `module` loads: its chunk, and the chunks that chunk imports on demand
+ * (a scheduler module's SDK and scheduler code, imported when the Runner builds it).
+ */
+function requestLoads(name: string, module: string): string[] {
+  const metafile = metafileOf(name);
+  const chunk = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === module)?.[0];
+  if (chunk === undefined) throw new Error(`${name}: no chunk for ${module}`);
+  const dynamic = (metafile.outputs[chunk]?.imports ?? [])
+    .filter((i) => i.kind === 'dynamic-import' && !i.external)
+    .map((i) => i.path);
+  return [...new Set([chunk, ...dynamic].flatMap((output) => staticInputs(metafile, output)))];
+}
+
 const matching = (inputs: string[], pattern: RegExp) => inputs.filter((i) => pattern.test(i));
 
 /** The module of an SDK client class (`@aws-sdk/client-batch/dist-es/BatchClient.js`). */
@@ -100,6 +114,14 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
       expect(matching(loads, /node_modules\/@smithy\//), name).toEqual([]);
     }
     expect(matching(importLoads('OpenApi'), /node_modules\/zod\//)).toEqual([]);
+    // A dry run loads the scheduler's module, which loads its SDK only to submit.
+    for (const name of ['Dryrun', 'Schedulers']) {
+      for (const module of ['functions/schedulers/aws-batch.ts', 'functions/schedulers/aws-sagemaker.ts']) {
+        const loads = chunkLoads(name, module);
+        expect(matching(loads, SDK_CLIENT), `${name} ${module}`).toEqual([]);
+        expect(matching(loads, /node_modules\/@smithy\//), `${name} ${module}`).toEqual([]);
+      }
+    }
   });
 
   it('loads no scheduler, Runner or component code for list, status and state changes (state mapping only)', () => {
@@ -120,19 +142,27 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
       ).toEqual(['DynamoDBClient.js']);
     }
     // A status refresh imports the Runner on demand.
-    expect(chunkLoads('Status', 'functions/shared/runners.ts')).toContain('lib/runner/runner.ts');
+    expect(chunkLoads('Status', 'functions/schedulers/table.ts')).toContain('lib/runner/runner.ts');
   });
 
-  it('loads the AWS schedulers with the scheduler routes, and the SDK-free backends only on demand', () => {
+  it('loads a scheduler, and its SDK client, when a request names it: none at import', () => {
     for (const name of ['Run', 'Cancel', 'Delete', 'Logs', 'Reconciler']) {
       const loads = importLoads(name);
-      expect(matching(loads, /(Batch|SageMaker)Client\.js$/), name).toHaveLength(2);
+      expect(matching(loads, SDK_CLIENT), name).toEqual([]);
       expect(
-        matching(loads, /^lib\/schedulers\/(local-cwd|slurm|kubernetes|lsf|local-docker)\//),
+        matching(
+          loads,
+          /^lib\/schedulers\/(aws-(batch|sagemaker)\/(scheduler|translator|translate)\.ts|local-cwd|slurm|kubernetes|lsf|local-docker)/,
+        ),
         name,
       ).toEqual([]);
-      const sdkFree = chunkLoads(name, 'functions/shared/backends/sdk-free-backends.ts');
-      expect(matching(sdkFree, /^lib\/schedulers\/local-cwd\//).length, name).toBeGreaterThan(0);
+      const batch = requestLoads(name, 'functions/schedulers/aws-batch.ts');
+      expect(matching(batch, /(Batch|SageMaker)Client\.js$/), name).toEqual([
+        expect.stringMatching(/BatchClient\.js$/),
+      ]);
+      const localCwd = chunkLoads(name, 'functions/schedulers/local-cwd.ts');
+      expect(matching(localCwd, /^lib\/schedulers\/local-cwd\//).length, name).toBeGreaterThan(0);
+      expect(matching(localCwd, SDK_CLIENT), name).toEqual([]);
     }
   });
 

@@ -39,6 +39,30 @@ describe('readFunctionConfig', () => {
     });
   });
 
+  it("takes the local server's settings instead of the environment's", () => {
+    expect(
+      readFunctionConfig(
+        { ...BASE, [ENV.schedulers]: 'aws_batch', [ENV.sessionName]: 'team-a' },
+        {
+          tableName: 'local',
+          schedulers: ['local_cwd'],
+          dynamoDbEndpoint: 'http://127.0.0.1:8000',
+          localDataDir: '/tmp/txs',
+          localReplicaUmask: 0o22,
+        },
+      ),
+    ).toEqual({
+      tableName: 'local',
+      schedulers: ['local_cwd'],
+      sessionName: 'team-a',
+      batchQueues: [],
+      retentionDays: DEFAULT_RETENTION_DAYS,
+      dynamoDbEndpoint: 'http://127.0.0.1:8000',
+      localDataDir: '/tmp/txs',
+      localReplicaUmask: 0o22,
+    });
+  });
+
   it('names every bad variable, its value and what it accepts, instead of falling back', () => {
     const read = () =>
       readFunctionConfig({

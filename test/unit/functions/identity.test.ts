@@ -126,6 +126,15 @@ describe('readDeploymentConfig', () => {
     expect(config.batchNamePrefix).toBe('TorchxServerless-prod_');
   });
 
+  it("gives host access the environment leaves unset local mode's default, and what it sets its own value", () => {
+    const all = { privileged: true, hostPathPrefixes: 'any', devices: 'any' } as const;
+    expect(readDeploymentConfig({}, all).hostAccess).toEqual(all);
+    expect(
+      readDeploymentConfig({ TXS_ALLOW_PRIVILEGED: 'false', TXS_ALLOWED_DEVICES: '/dev/fuse' }, all)
+        .hostAccess,
+    ).toEqual({ privileged: false, hostPathPrefixes: 'any', devices: ['/dev/fuse'] });
+  });
+
   it('fails naming the variable for a bad value, rather than running wider than configured', () => {
     expect(() => readDeploymentConfig({ TXS_ALLOW_PRIVILEGED: 'yes' })).toThrow(/TXS_ALLOW_PRIVILEGED/);
     expect(() => readDeploymentConfig({ TXS_ALLOWED_HOST_PATHS: 'data' })).toThrow(/TXS_ALLOWED_HOST_PATHS/);

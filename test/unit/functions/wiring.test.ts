@@ -3,7 +3,11 @@
  * SDK clients their route needs (the figures of docs/performance.md rest on it), and a scheduler module
  * loaded on demand changes nothing a caller sees.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { KNOWN_SCHEDULERS } from '../../../functions/shared/config.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { parseRunRequest } from '../../../lib/specs/index.js';
 
@@ -36,7 +40,7 @@ const DRYRUN = parseRunRequest({
 
 describe('the Planner (dry-run and scheduler-listing functions)', () => {
   it('dry-runs and describes every enabled scheduler without creating any SDK client', async () => {
-    const { planner } = await import('../../../functions/shared/planning.js');
+    const { planner } = await import('../../../functions/schedulers/table.js');
     const plans = await planner();
     expect(plans.describeSchedulers().map((s) => s.name)).toEqual(['aws_batch', 'aws_sagemaker']);
     expect(plans.dryrunRequest(DRYRUN, 'alice').request).toHaveProperty('submitJob');
@@ -44,7 +48,7 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
   });
 
   it('refuses a scheduler that is not enabled, naming the enabled ones', async () => {
-    const { planner } = await import('../../../functions/shared/planning.js');
+    const { planner } = await import('../../../functions/schedulers/table.js');
     const plans = await planner('slurm');
     expect(() => plans.dryrunRequest({ ...DRYRUN, scheduler: 'slurm' }, 'alice')).toThrow(
       expect.objectContaining({ name: 'UnknownSchedulerError' }),
@@ -53,17 +57,46 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
   });
 });
 
+describe('the scheduler table', () => {
+  it('builds every known scheduler from its module, under its own name, for the Planner and the Runner', async () => {
+    vi.stubEnv(ENV.schedulers, KNOWN_SCHEDULERS.join(','));
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'txs-wiring-data-'));
+    vi.stubEnv(ENV.localDataDir, dataDir);
+    const { closeRunner, planner, runner } = await import('../../../functions/schedulers/table.js');
+    const plans = await planner();
+    const runs = await runner();
+    try {
+      for (const name of KNOWN_SCHEDULERS) {
+        expect(plans.scheduler(name).backend).toBe(name);
+        expect(runs.scheduler(name).backend).toBe(name);
+      }
+    } finally {
+      await closeRunner();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    // The Planner's AWS schedulers only translate; the Runner's submit.
+    expect(plans.scheduler('aws_batch').constructor.name).toBe('AwsBatchTranslator');
+    expect(runs.scheduler('aws_batch').constructor.name).toBe('AwsBatchScheduler');
+    expect(created.sort()).toEqual([
+      'BatchClient',
+      'CloudWatchLogsClient',
+      'DynamoDBClient',
+      'SageMakerClient',
+    ]);
+  });
+});
+
 describe('the record functions (list, status, state change)', () => {
   it('create the DynamoDB client only', async () => {
-    const { recordsRunner } = await import('../../../functions/shared/container.js');
-    recordsRunner();
+    const { appRecords } = await import('../../../functions/shared/container.js');
+    appRecords();
     expect(created).toEqual(['DynamoDBClient']);
   });
 });
 
 describe('the Runner (run, refresh, cancel, delete, logs)', () => {
   it('loads the scheduler a request names: an aws_batch request creates no SageMaker client', async () => {
-    const { runner } = await import('../../../functions/shared/runners.js');
+    const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner('aws_batch');
     runs.scheduler('aws_batch');
     expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient']);
@@ -71,7 +104,7 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
   });
 
   it('loads every enabled scheduler when none is named (the reconciler), sharing one Logs client', async () => {
-    const { runner } = await import('../../../functions/shared/runners.js');
+    const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
     expect(created.sort()).toEqual([

@@ -1,6 +1,6 @@
 /**
- * The SDK-free translators the dry-run and scheduler-listing functions register: the same dry runs, run
- * options and capabilities as the full schedulers, and no backend call.
+ * The translators (no SDK client) the dry-run and scheduler-listing functions register: the same dry runs,
+ * run options and capabilities as the full schedulers, and no backend call.
  */
 import { describe, expect, it } from 'vitest';
 import { AwsBatchTranslator, createAwsBatchScheduler } from '../../../lib/schedulers/aws-batch/index.js';
@@ -10,6 +10,7 @@ import {
 } from '../../../lib/schedulers/aws-sagemaker/index.js';
 import { NotSupportedError } from '../../../lib/schedulers/errors.js';
 import type { Scheduler } from '../../../lib/schedulers/scheduler.js';
+import { TranslatingScheduler } from '../../../lib/schedulers/translating.js';
 import { type Cfg, makeAppDef, makeRole, namedResource } from '../../../lib/specs/index.js';
 import { fakeBatchClient, fakeLogsClient } from '../aws-batch/helpers.js';
 
@@ -105,6 +106,21 @@ describe('AwsSageMakerTranslator', () => {
     for (const error of await refusals(new AwsSageMakerTranslator(context, options), cfg)) {
       expect(error).toBeInstanceOf(NotSupportedError);
       expect((error as Error).message).toMatch(/^aws_sagemaker supports dry runs only .*only translates/);
+    }
+  });
+});
+
+describe('the AWS schedulers', () => {
+  it('hold their translator rather than derive from a scheduler that refuses to submit', () => {
+    const batch = createAwsBatchScheduler(context, {
+      batchClient: fakeBatchClient(),
+      logsClient: fakeLogsClient(),
+    });
+    const sageMaker = createAwsSageMakerScheduler(context);
+    for (const scheduler of [batch, sageMaker]) {
+      expect(scheduler).not.toBeInstanceOf(TranslatingScheduler);
+      expect(scheduler).not.toBeInstanceOf(AwsBatchTranslator);
+      expect(scheduler).not.toBeInstanceOf(AwsSageMakerTranslator);
     }
   });
 });

@@ -1,7 +1,7 @@
 /** The deployed functions' read of the Slurm JWT key from Secrets Manager (a SigV4-signed GetSecretValue). */
 import { describe, expect, it } from 'vitest';
-import { readSecretBytes, secretRegion } from '../../../functions/shared/backends/secret.js';
-import { slurmAuthFromEnv } from '../../../functions/shared/backends/slurm.js';
+import { readSecretBytes, secretRegion } from '../../../functions/schedulers/secret.js';
+import { slurmAuthFromEnv } from '../../../functions/schedulers/slurm.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slurm-jwt-AbCdEf';
 const credentials = async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });

@@ -1,7 +1,7 @@
 /** The publisher function's PutEvents call: built once per cold start, on the first stream batch. */
 import { EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { PutEventsEntry, PutEventsResult } from '../../../lib/events/outbox.js';
-import { traceSdkCalls } from '../tracing.js';
+import type { PutEventsEntry, PutEventsResult } from '../../lib/events/outbox.js';
+import { traceSdkCalls } from '../shared/tracing.js';
 
 /**
  * Sends one PutEvents request through one EventBridge client (built once, from the environment), whose calls

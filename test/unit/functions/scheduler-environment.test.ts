@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { dockerSocketFromEnv, kubeAccessFromEnv } from '../../../functions/shared/backends/dry-run-only.js';
+import { kubeAccessFromEnv } from '../../../functions/schedulers/kubernetes.js';
+import { dockerSocketFromEnv } from '../../../functions/schedulers/local-docker.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'txs-kube-env-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

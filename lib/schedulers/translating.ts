@@ -1,7 +1,8 @@
 /**
- * Base of the schedulers torchx-serverless ports for their dry runs only (`lsf`, `kubernetes`,
- * `kubernetes_mcad`, `local_docker` for now): the translation is TorchX's, byte for byte; every call that
- * would reach the backend fails with a {@link NotSupportedError} that says why and what to use instead.
+ * Base of the schedulers that translate and reach no backend unless a subclass provides the calls: `lsf`,
+ * `kubernetes` and `kubernetes_mcad` without a cluster, `local_docker` without a Docker daemon, and the AWS
+ * translators the dry-run functions use. The translation is TorchX's, byte for byte; every call that would
+ * reach the backend fails with a {@link NotSupportedError} that says why and what to use instead.
  *
  * @module
  */
@@ -14,7 +15,7 @@ import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from './
  * is recorded ({@link appIdOf} throws, and the runner asks for the id before it writes a record); `describe`,
  * `cancel` and `logs` fail with the same explanation; `list` is empty (nothing was ever launched).
  */
-export abstract class DryRunOnlyScheduler<Opts extends Cfg, Request> extends Scheduler<Opts, Request> {
+export abstract class TranslatingScheduler<Opts extends Cfg, Request> extends Scheduler<Opts, Request> {
   constructor(
     backend: string,
     context: SchedulerContext,
@@ -31,7 +32,7 @@ export abstract class DryRunOnlyScheduler<Opts extends Cfg, Request> extends Sch
     );
   }
 
-  /** Dry-run-only schedulers cancel nothing, read no logs and describe from the request alone. */
+  /** Without a backend, nothing is cancelled, no log is read, and describe has the request alone. */
   capabilities(): SchedulerCapabilities {
     return {
       cancel: false,

@@ -1,11 +1,11 @@
 /**
- * The slurm backend: TorchX's sbatch script submitted through slurmrestd. Configuration is read once, when
+ * slurm: TorchX's sbatch script submitted through slurmrestd. Configuration is read once, when
  * the scheduler is first used (cold start); without `TXS_SLURM_URL` only dry runs work.
  */
 import { readFileSync } from 'node:fs';
-import type { SchedulerFactory } from '../../../lib/schedulers/registry.js';
-import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../../lib/schedulers/slurm/index.js';
-import { ENV } from '../env-names.js';
+import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
+import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
+import { ENV } from '../shared/env-names.js';
 import { readSecretBytes } from './secret.js';
 
 /** The slurmrestd client's authentication from the environment: a token, or the cluster's JWT key file. */
@@ -22,9 +22,10 @@ export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined 
   return undefined;
 }
 
-/** The slurm factory; `env` is read when the scheduler is built. */
-export function slurmFactory(env: NodeJS.ProcessEnv = process.env): SchedulerFactory {
+/** The slurm factory; the environment is read when the scheduler is built. */
+export function create(): SchedulerFactory {
   return (ctx) => {
+    const env = process.env;
     const url = env[ENV.slurmUrl];
     const auth = slurmAuthFromEnv(env);
     const user = env[ENV.slurmUser];

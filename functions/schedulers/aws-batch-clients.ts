@@ -1,0 +1,20 @@
+/** The aws_batch scheduler with one Batch client and the process's Logs client, created on first use. */
+import { BatchClient } from '@aws-sdk/client-batch';
+import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import {
+  type AwsBatchTranslatorOptions,
+  createAwsBatchScheduler,
+} from '../../lib/schedulers/aws-batch/index.js';
+import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
+import type { SchedulerDeps } from './table.js';
+
+/** The submitting aws_batch factory: `translation` as the Planner's, and the clients. */
+export function withClients(deps: SchedulerDeps, translation: AwsBatchTranslatorOptions): SchedulerFactory {
+  return (ctx) =>
+    createAwsBatchScheduler(ctx, {
+      ...translation,
+      batchClient: deps.created(new BatchClient({})),
+      logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
+      queues: [...deps.config.batchQueues],
+    });
+}

@@ -1,0 +1,188 @@
+/**
+ * The scheduler table: each known scheduler's name → its module, imported the first time a request names it
+ * (as TorchX's `DEFAULT_SCHEDULER_MODULES`). A module's `create` builds the scheduler from the clients and
+ * configuration it is given; the Planner (dry runs, scheduler descriptions) and the Runner of this process
+ * are built over the table once per cold start.
+ */
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import { localStateChangeEvent } from '../../lib/events/index.js';
+import { Planner, type PlannerOptions, Runner } from '../../lib/runner/index.js';
+import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
+import type { AppStateTransition } from '../../lib/specs/index.js';
+import type { FunctionConfig, KnownScheduler } from '../shared/config.js';
+import {
+  builtOutbox,
+  config,
+  created,
+  forgetAll,
+  localModeHooks,
+  onForget,
+  runnerStore,
+  sessionName,
+} from '../shared/container.js';
+import {
+  type DeploymentConfig,
+  deploymentConfig,
+  HOST_ACCESS_SETTINGS,
+} from '../shared/deployment-config.js';
+
+/** What a scheduler module's `create` is given: built once per cold start, shared by every scheduler. */
+export interface SchedulerDeps {
+  /**
+   * True for the Runner; false for the Planner, whose schedulers only translate: an AWS scheduler's module
+   * then loads no SDK and creates no client.
+   */
+  submits: boolean;
+  /** Registers a client the module created (X-Ray subsegments; tests and benchmarks add middleware). */
+  created<T extends object>(client: T): T;
+  /** The process's one CloudWatch Logs client, created by `make` on first use. */
+  logsClient(make: () => CloudWatchLogsClient): CloudWatchLogsClient;
+  /** The function's configuration, validated at cold start. */
+  config: FunctionConfig;
+  /** The deployment's security settings (stack tag, SageMaker instance types). */
+  deployment: DeploymentConfig;
+  /** Local mode: where local scheduler state changes go. */
+  emitLocalTransition(appId: string, transition: AppStateTransition): Promise<void>;
+}
+
+/** A scheduler's module: builds the scheduler's factory from the dependencies. */
+export interface SchedulerModule {
+  create(deps: SchedulerDeps): SchedulerFactory | Promise<SchedulerFactory>;
+}
+
+/** Every known scheduler's module (typed by the config's list, so none can be missing). */
+const SCHEDULER_MODULES: Readonly<Record<KnownScheduler, () => Promise<SchedulerModule>>> = {
+  aws_batch: () => import('./aws-batch.js'),
+  aws_sagemaker: () => import('./aws-sagemaker.js'),
+  local_cwd: () => import('./local-cwd.js'),
+  slurm: () => import('./slurm.js'),
+  local_docker: () => import('./local-docker.js'),
+  lsf: () => import('./lsf.js'),
+  kubernetes: () => import('./kubernetes.js'),
+  kubernetes_mcad: () => import('./kubernetes-mcad.js'),
+};
+
+/** The registry of every enabled scheduler, whose factories are filled in as their modules load. */
+class LazySchedulers {
+  private readonly factories = new Map<string, SchedulerFactory>();
+  readonly registry: SchedulerRegistry;
+
+  constructor(private readonly deps: SchedulerDeps) {
+    const entries: Record<string, SchedulerFactory> = {};
+    for (const name of deps.config.schedulers) {
+      entries[name] = (ctx) => {
+        const factory = this.factories.get(name);
+        if (factory === undefined) throw new Error(`scheduler ${name} was used before its module was loaded`);
+        return factory(ctx);
+      };
+    }
+    this.registry = new SchedulerRegistry(entries, { sessionName: deps.config.sessionName });
+  }
+
+  /**
+   * Loads the module of `scheduler` (of every enabled scheduler when undefined), once each. A name that is
+   * not enabled is left to the registry, which refuses it with the enabled names.
+   */
+  async load(scheduler: string | undefined): Promise<void> {
+    const enabled = this.deps.config.schedulers;
+    const wanted = scheduler === undefined ? enabled : enabled.filter((name) => name === scheduler);
+    await Promise.all(
+      wanted
+        .filter((name) => !this.factories.has(name))
+        .map(async (name) => {
+          // The config admits only KNOWN_SCHEDULERS, each of which has a module (the Record's type).
+          const module = await SCHEDULER_MODULES[name as KnownScheduler]();
+          this.factories.set(name, await module.create(this.deps));
+        }),
+    );
+  }
+
+  /** What the Planner and the Runner share: the registry, the session and the deployment's host access. */
+  plannerOptions(): PlannerOptions {
+    return {
+      schedulers: this.registry,
+      sessionName: sessionName(),
+      hostAccess: this.deps.deployment.hostAccess,
+      hostAccessSettings: HOST_ACCESS_SETTINGS,
+    };
+  }
+}
+
+function schedulerDeps(submits: boolean): SchedulerDeps {
+  let logsClient: CloudWatchLogsClient | undefined;
+  return {
+    submits,
+    created,
+    logsClient: (make) => {
+      logsClient ??= created(make());
+      return logsClient;
+    },
+    config: config(),
+    deployment: deploymentConfig(),
+    emitLocalTransition: async (appId, transition) => {
+      await localModeHooks().emitEvent?.(localStateChangeEvent(appId, transition));
+    },
+  };
+}
+
+let builtPlanner: { planner: Planner; schedulers: LazySchedulers } | undefined;
+let builtRunner: { runner: Runner; schedulers: LazySchedulers } | undefined;
+onForget(() => {
+  builtPlanner = undefined;
+  builtRunner = undefined;
+});
+
+/**
+ * The Planner of this process (dry runs and scheduler descriptions), with the module of `scheduler` loaded
+ * (of every enabled scheduler when omitted). Its schedulers only translate: no client, nothing to close.
+ */
+export async function planner(scheduler?: string): Promise<Planner> {
+  if (builtPlanner === undefined) {
+    const schedulers = new LazySchedulers(schedulerDeps(false));
+    builtPlanner = { planner: new Planner(schedulers.plannerOptions()), schedulers };
+  }
+  const current = builtPlanner;
+  await current.schedulers.load(scheduler);
+  return current.planner;
+}
+
+/**
+ * The full Runner of this process (run, status with refresh, cancel, delete, logs, the reconciler), with the
+ * module of `scheduler` loaded (of every enabled scheduler when omitted). A scheduler's SDK clients are
+ * created when a request first uses it.
+ */
+export async function runner(scheduler?: string): Promise<Runner> {
+  if (builtRunner === undefined) {
+    const schedulers = new LazySchedulers(schedulerDeps(true));
+    builtRunner = {
+      runner: new Runner({ ...schedulers.plannerOptions(), store: runnerStore() }),
+      schedulers,
+    };
+  }
+  const current = builtRunner;
+  await current.schedulers.load(scheduler);
+  return current.runner;
+}
+
+/**
+ * Local mode, before the server accepts requests: local_cwd settles the apps a previous server left running
+ * (exit codes recorded meanwhile) and adopts the replicas still alive; their state changes go through the
+ * in-process bus like any other. Returns the app ids it touched; none when local_cwd is not enabled.
+ */
+export async function recoverLocalApps(): Promise<string[]> {
+  const { LOCAL_CWD, recoverLocalCwd } = await import('./local-cwd.js');
+  if (!config().schedulers.includes(LOCAL_CWD)) return [];
+  return recoverLocalCwd((await runner(LOCAL_CWD)).scheduler(LOCAL_CWD));
+}
+
+/**
+ * Closes the Runner's schedulers (local mode shutdown), publishes what the local outbox holds, and forgets
+ * the clients and Runners.
+ */
+export async function closeRunner(): Promise<void> {
+  const current = builtRunner?.runner;
+  const outbox = builtOutbox();
+  forgetAll();
+  await current?.close();
+  await outbox?.drain?.();
+}
