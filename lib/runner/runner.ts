@@ -261,17 +261,15 @@ export class Runner extends Planner {
       // The rejection is what the caller must see, even if recording it fails: the record then stays
       // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
       // know the app), so nothing is lost by not surfacing the second error.
-      await this.applyTransition(handle, failed).catch(() => undefined);
+      await this.applyTransition(handle, failed, record).catch(() => undefined);
       if (error instanceof TxsError) await onRejected?.(error);
       throw error;
     }
     try {
-      const outcome = await this.applyTransition(handle, {
-        state: 'SUBMITTED',
-        eventTime: this.now(),
-        attempt: 0,
-        source: 'submit',
-      });
+      // From the record just created: one conditional UpdateItem, no read (if an event moved it meanwhile,
+      // the versioned write fails and the store reads once).
+      const submitted: AppStateTransition = { state: 'SUBMITTED', eventTime: this.now(), attempt: 0, source: 'submit' };
+      const outcome = await this.applyTransition(handle, submitted, record);
       return { handle, record: outcome.record ?? record, created: true };
     } catch {
       // The job was accepted: answering an error would invite a second submission. The record stays

@@ -26,7 +26,14 @@ import {
 } from '../specs/index.js';
 import { appItem, expiryOf, recordOf, storable } from './app-items.js';
 import { boundRecord } from './bounds.js';
-import { call, conditionalWrite, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
+import {
+  conditionalWrite,
+  type Item,
+  nowSeconds,
+  putIfAbsent,
+  readItem,
+  type StoreContext,
+} from './context.js';
 import { RecordTooLargeError, StoreConflictError } from './errors.js';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
 import { APP_SORT_KEY, appPartitionKey } from './keys.js';
@@ -86,6 +93,12 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** True when `item` is past its TTL at `now` (epoch seconds): it counts as gone though DynamoDB still holds it. */
+function isExpired(item: Item, now: number): boolean {
+  const expiresAt = item[A.expiresAt];
+  return typeof expiresAt === 'number' && expiresAt <= now;
+}
+
 /** The record half of the store: create, get, transition, markCancelRequested. */
 export class AppRecords {
   /** Raw items behind records this store returned, so a transition can start from a record just read. */
@@ -112,9 +125,19 @@ export class AppRecords {
     validateNewRecord(record, () => itemSize(this.appItem(record, 1)));
     const item = this.appItem(record, 1);
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await putIfAbsent(this.context, item, nowSeconds(this.context))) return { record, created: true };
-      const existing = await this.get(record.handle);
-      if (existing) return { record: existing, created: false };
+      const now = nowSeconds(this.context);
+      const put = await putIfAbsent(this.context, item, now);
+      if (put.applied) {
+        // The item just written is current: a transition starting from this record needs no read first.
+        this.itemsOfRecords.set(record, item);
+        return { record, created: true };
+      }
+      const existing = put.existing;
+      if (existing && !isExpired(existing, now)) {
+        const stored = recordOf(existing);
+        this.itemsOfRecords.set(stored, existing);
+        return { record: stored, created: false };
+      }
     }
     throw new StoreConflictError(
       `Could not create the record of ${record.handle}: it kept changing; try again`,
@@ -225,19 +248,9 @@ export class AppRecords {
 
   /** The app item for a handle (consistent read), or undefined when absent or past its TTL. */
   private async getAppItem(handle: AppHandle): Promise<Item | undefined> {
-    const { client, tableName } = this.context;
-    const output = await call(this.context, 'GetItem', () =>
-      client.get({
-        TableName: tableName,
-        Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
-        ConsistentRead: true,
-      }),
-    );
-    const item = output.Item;
-    if (!item) return undefined;
-    const expiresAt = item[A.expiresAt];
-    if (typeof expiresAt === 'number' && expiresAt <= nowSeconds(this.context)) return undefined;
-    return item;
+    const key = { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY };
+    const item = await readItem(this.context, key);
+    return item && !isExpired(item, nowSeconds(this.context)) ? item : undefined;
   }
 
   /**
