@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { ComponentContext } from '../components/index.js';
 import { BackendError, type LogIterOptions, type LogPage, type LogPageRequest } from '../schedulers/index.js';
 import {
@@ -24,19 +23,12 @@ import {
   makeAppHandle,
   type NewAppRecord,
   type RunRequest,
-  SECRET_CFG_KEYS,
   TxsError,
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
-import {
-  IdempotencyConflictError,
-  IdempotencyInProgressError,
-  ReplayedRejectionError,
-  SubmissionOutcomeUnknownError,
-  WaitTimeoutError,
-} from './errors.js';
+import { SubmissionOutcomeUnknownError, WaitTimeoutError } from './errors.js';
+import { hashableCfg, IdempotencyHandler, requestHash } from './idempotency.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
-import { stableStringify } from './revision.js';
 import type {
   AppCounts,
   AppRecordStore,
@@ -95,27 +87,7 @@ export interface RunResult {
   created: boolean;
 }
 
-/**
- * `cfg` as the idempotency hash sees it: options that may hold secrets (the caller's `env`) count by their
- * names only, so no digest of a secret is stored with the idempotency key.
- */
-function hashableCfg(cfg: Readonly<Cfg>): Cfg {
-  const out: Cfg = { ...cfg };
-  for (const key of SECRET_CFG_KEYS) {
-    const value = out[key];
-    if (value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.keys(value).sort();
-    }
-  }
-  return out;
-}
-
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
-export function requestHash(value: unknown): string {
-  return createHash('sha256').update(stableStringify(value)).digest('hex');
-}
 
 /**
  * Runs apps on registered schedulers and keeps their records.
@@ -135,6 +107,7 @@ export class Runner extends Planner {
   private readonly idempotencyWaitMs: number;
   private readonly submitGraceMs: number;
   private readonly idempotencyLeaseMs: number;
+  private readonly idempotency: IdempotencyHandler;
 
   constructor(options: RunnerOptions) {
     super(options);
@@ -150,6 +123,7 @@ export class Runner extends Planner {
     this.idempotencyWaitMs = options.idempotencyWaitMs ?? 20_000;
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
     this.idempotencyLeaseMs = options.idempotencyLeaseMs ?? 30_000;
+    this.idempotency = new IdempotencyHandler({ store: this.store, now: this.now, sleep: this.sleep });
   }
 
   // ---------------------------------------------------------------- run
@@ -268,7 +242,12 @@ export class Runner extends Planner {
     try {
       // From the record just created: one conditional UpdateItem, no read (if an event moved it meanwhile,
       // the versioned write fails and the store reads once).
-      const submitted: AppStateTransition = { state: 'SUBMITTED', eventTime: this.now(), attempt: 0, source: 'submit' };
+      const submitted: AppStateTransition = {
+        state: 'SUBMITTED',
+        eventTime: this.now(),
+        attempt: 0,
+        source: 'submit',
+      };
       const outcome = await this.applyTransition(handle, submitted, record);
       return { handle, record: outcome.record ?? record, created: true };
     } catch {
@@ -301,81 +280,23 @@ export class Runner extends Planner {
     }
   }
 
-  /**
-   * Submits `dryrun` once per Idempotency-Key. The reservation belongs to this request (its handle is the
-   * holder, with a lease that ends when the request's function is stopped):
-   * - the same request retried after a lost response gets the handle;
-   * - after a crash, a retry takes the reservation over once the lease has ended, and returns the earlier
-   *   attempt's app if the scheduler knows it (or a reconciler settled it), else submits its own;
-   * - the same key with a different request is {@link IdempotencyConflictError}.
-   */
+  /** Submits `dryrun`, once per Idempotency-Key when the request has one ({@link IdempotencyHandler}). */
   private async submit(dryrun: AppDryRunInfo, ctx: RequestContext, request: unknown): Promise<RunResult> {
     const newRecord = this.newRecordOf(dryrun, ctx);
     const key = ctx.idempotencyKey;
     if (key === undefined) return this.scheduleAs(newRecord, dryrun, ctx);
-    const hash = requestHash({ owner: ctx.owner, request });
     const handle = newRecord.handle;
-    const lease = { holder: handle, until: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs };
-    const waitUntil = Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY);
-    let checkedHolder = false;
-    for (let poll = 0; ; poll++) {
-      const reservation = await this.store.reserveIdempotencyKey(ctx.owner, key, hash, this.now(), lease);
-      if (reservation.reserved) {
-        const earlier = reservation.takenOverFrom;
-        const settled = earlier === undefined ? undefined : await this.settleAbandoned(earlier, handle);
-        if (settled) {
-          await this.store.completeIdempotencyKey(ctx.owner, key, settled.handle);
-          return { handle: settled.handle, record: settled, created: false };
-        }
-        break;
-      }
-      if (reservation.requestHash !== hash) throw new IdempotencyConflictError(key);
-      // A refused submission's answer is replayed as it was: same error, nothing submitted or written.
-      if (reservation.rejection !== undefined) throw new ReplayedRejectionError(reservation.rejection);
-      if (reservation.handle !== undefined) {
-        const record = await this.store.get(reservation.handle);
-        if (record) return { handle: record.handle, record, created: false };
-      }
-      if (!checkedHolder && reservation.holder !== undefined) {
-        // A holder whose record a reconciler already moved past UNSUBMITTED was submitted: return it.
-        checkedHolder = true;
-        const record = await this.store.get(reservation.holder);
-        if (record && record.state !== 'UNSUBMITTED') {
-          return { handle: record.handle, record, created: false };
-        }
-      }
-      if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
-      await this.sleep(Math.min(1000, 50 * 2 ** poll));
-    }
-    let result: RunResult;
-    let rejected = false;
-    try {
-      result = await this.scheduleAs(newRecord, dryrun, ctx, async (error) => {
-        // The scheduler refused it: a completed outcome. Bind the key to the FAILED record and the answer,
-        // so a replay gets the same answer and leaves no second record. If this write fails, a retry
-        // after the lease takes the reservation over and finds this FAILED record.
-        rejected = true;
-        await this.store
-          .completeIdempotencyKey(ctx.owner, key, handle, rejectionOf(error))
-          .catch(() => undefined);
-      });
-    } catch (error) {
-      if (error instanceof SubmissionOutcomeUnknownError) {
-        // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
-        // write fails, the reservation still names this handle as holder, and a retry after the lease finds
-        // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
-        await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
-      } else if (!rejected) {
-        // Nothing was written (the record itself could not be created): free the key for a retry.
-        await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
-      }
-      throw error;
-    }
-    // The job was accepted: never release the key now. If completing it fails, the reservation still names
-    // this handle as holder, so a retry finds this app (at once when its record is past UNSUBMITTED, else
-    // through the scheduler after the lease); answering an error here would only invite a retry.
-    await this.store.completeIdempotencyKey(ctx.owner, key, result.handle).catch(() => undefined);
-    return result;
+    return this.idempotency.handle({
+      owner: ctx.owner,
+      key,
+      requestHash: requestHash({ owner: ctx.owner, request }),
+      handle,
+      leaseUntil: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs,
+      waitUntil: Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY),
+      submit: (onRejected) => this.scheduleAs(newRecord, dryrun, ctx, onRejected),
+      settleAbandoned: (earlier) => this.settleAbandoned(earlier, handle),
+      rejectionOf,
+    });
   }
 
   /**
