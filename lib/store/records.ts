@@ -33,6 +33,7 @@ import {
   putIfAbsent,
   readItem,
   type StoreContext,
+  writeOrCollide,
 } from './context.js';
 import { RecordTooLargeError, StoreConflictError } from './errors.js';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
@@ -191,8 +192,10 @@ export class AppRecords {
 
     const hint =
       current !== undefined && current.handle === handle ? this.itemsOfRecords.get(current) : undefined;
+    // The item to decide from when it is already known: the hint, then the item a refused write collided with.
+    let known = hint;
     for (let attempt = 0; attempt < this.context.maxTransitionAttempts; attempt++) {
-      const item = attempt === 0 && hint !== undefined ? hint : await this.getAppItem(handle);
+      const item = known ?? (await this.getAppItem(handle));
       if (!item) return { applied: false, reason: 'missing' };
       const record = recordOf(item);
       const decision = decideTransition(record, transition);
@@ -202,12 +205,19 @@ export class AppRecords {
       const next = boundRecord(storable(applyTransition(record, transition, this.context.now())), (r) =>
         itemSize(this.appItem(r, 0)),
       );
-      const version = await this.writeTransition(item, next, transition, isReasonUpdate(record, transition));
-      if (version !== undefined) {
+      const written = await this.writeTransition(item, next, transition, isReasonUpdate(record, transition));
+      if (written.applied) {
+        const { version } = written;
         const applied: TransitionOutcome = { applied: true, previous: record.state, record: next, version };
         if (record.stateReason !== undefined) applied.previousStateReason = record.stateReason;
         return applied;
       }
+      // Another writer got there first: decide again from the item as it now is, which the refused write
+      // answered (ALL_OLD; or one read where the answer lacks it).
+      const existing = written.existing;
+      if (!existing || isExpired(existing, nowSeconds(this.context)))
+        return { applied: false, reason: 'missing' };
+      known = existing;
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }
     throw new StoreConflictError(
@@ -257,15 +267,15 @@ export class AppRecords {
    * Writes an accepted transition: one UpdateItem conditioned on the version that was read and on the
    * forward rule. Entering a terminal state removes `activeKey` and sets `expiresAt`.
    *
-   * @returns the version written, or undefined when the item changed since it was read (the caller reads and
-   *   decides again).
+   * @returns the version written, or, when the item changed since it was read, the item as it now is (the
+   *   caller decides again).
    */
   private async writeTransition(
     item: Item,
     next: AppRecord,
     transition: AppStateTransition,
     reasonOnly: boolean,
-  ): Promise<number | undefined> {
+  ): Promise<{ applied: true; version: number } | { applied: false; existing: Item | undefined }> {
     const version = typeof item.version === 'number' ? item.version : 0;
     const forward = forwardTransitionCondition(transition, reasonOnly);
     const names: Record<string, string> = { ...forward.names, '#version': 'version' };
@@ -311,17 +321,18 @@ export class AppRecords {
       );
     }
     const { client, tableName } = this.context;
-    return (await conditionalWrite(this.context, 'UpdateItem', () =>
+    const key = { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] };
+    const outcome = await writeOrCollide(this.context, 'UpdateItem', key, () =>
       client.update({
         TableName: tableName,
-        Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
+        Key: key,
         UpdateExpression: update,
         ConditionExpression: `#version = :version AND ${forward.expression}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-    ))
-      ? version + 1
-      : undefined;
+    );
+    return outcome.applied ? { applied: true, version: version + 1 } : outcome;
   }
 }

@@ -22,7 +22,7 @@ import {
   IdempotencyReservationError,
 } from '../../../lib/store/index.js';
 import { type Dynalite, sentCommands, startDynalite } from '../../helpers/dynalite.js';
-import { makeStore, newRecord, T0 } from './fixtures.js';
+import { event, makeStore, newRecord, T0 } from './fixtures.js';
 
 let db: Dynalite;
 beforeAll(async () => {
@@ -139,6 +139,23 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     expect(again.record.handle).toBe(record.handle);
     expect(again.record.createdAt).toBe(record.createdAt);
     expect(sent).toEqual(['PutItem']);
+  });
+
+  it('decides a transition again from the item its refused UpdateItem collided with, reading nothing', async () => {
+    const { client, sent } = dynamoDbLikeClient();
+    const { store } = makeStore(client, db.tableName);
+    const record = newRecord();
+    await store.create(record);
+    const stale = await store.get(record.handle);
+    await store.transition(record.handle, event('RUNNING', 0, record.createdAt + 10));
+    sent.length = 0;
+    const outcome = await store.transition(
+      record.handle,
+      event('SUCCEEDED', 0, record.createdAt + 20),
+      stale,
+    );
+    expect(outcome).toMatchObject({ applied: true, previous: 'RUNNING', version: 3 });
+    expect(sent).toEqual(['UpdateItem', 'UpdateItem']);
   });
 
   it('answers a replayed Idempotency-Key with its handle from the refused Put, reading nothing', async () => {
