@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ApiErrorCode, isRetryableAwsError, TxsError } from '../specs/index.js';
+import { type ApiErrorCode, isAccessDeniedError, isRetryableAwsError, TxsError } from '../specs/index.js';
 
 /** Base class of store failures. */
 export class StoreError extends TxsError {
@@ -94,6 +94,13 @@ export function toStoreError(error: unknown, operation: string, tableName: strin
     isRetryableAwsError(error) ||
     name === 'TransactionConflictException' ||
     (typeof status === 'number' && status >= 500);
+  if (isAccessDeniedError(error)) {
+    return new StoreError(
+      `DynamoDB denied ${operation} on '${tableName}' (${detail}). Grant dynamodb:${operation} on the table ` +
+        'to the role torchx-serverless runs as, or check its credentials',
+      { cause: error },
+    );
+  }
   if (retryable) {
     return new StoreUnavailableError(
       `DynamoDB ${operation} on '${tableName}' failed after retries (${detail}). Try again shortly`,
