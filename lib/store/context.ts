@@ -67,11 +67,20 @@ export async function conditionalWrite(
   operation: string,
   write: () => Promise<unknown>,
 ): Promise<boolean> {
+  return (await refusalOf(context, operation, write)) === undefined;
+}
+
+/** Runs one conditional write: undefined when it was applied, DynamoDB's refusal when its condition failed. */
+async function refusalOf(
+  context: StoreContext,
+  operation: string,
+  write: () => Promise<unknown>,
+): Promise<unknown> {
   try {
     await call(context, operation, write);
-    return true;
+    return undefined;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error)) return error;
     throw error;
   }
 }
@@ -92,13 +101,9 @@ export async function writeOrCollide(
   key: Item,
   write: () => Promise<unknown>,
 ): Promise<WriteOutcome> {
-  try {
-    await call(context, operation, write);
-    return { applied: true };
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    return { applied: false, existing: collidedItem(error) ?? (await readItem(context, key)) };
-  }
+  const refusal = await refusalOf(context, operation, write);
+  if (refusal === undefined) return { applied: true };
+  return { applied: false, existing: collidedItem(refusal) ?? (await readItem(context, key)) };
 }
 
 /** The item under `key` (a consistent read), or undefined. */
