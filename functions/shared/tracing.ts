@@ -11,6 +11,7 @@
  * start, and its async hooks slowed every await of the process; docs/performance.md has the figures.
  */
 import { randomBytes } from 'node:crypto';
+import { isThrottlingError } from '../../lib/specs/aws-errors.js';
 import { daemonAddress, sampledTraceParent, sendToDaemon } from './xray-daemon.js';
 
 /** The middleware's name on each client's stack. */
@@ -57,44 +58,6 @@ async function regionOf(client: TraceableClient): Promise<string | undefined> {
   const { region } = client.config;
   const value = typeof region === 'function' ? await (region as () => Promise<unknown>)() : region;
   return typeof value === 'string' ? value : undefined;
-}
-
-/**
- * The error names the AWS SDK's retry strategy treats as throttling (`@smithy/core/retry`'s
- * `THROTTLING_ERROR_CODES`). Checked here rather than imported: importing `@smithy/core/retry` put the SDK's
- * retry middleware and, through it, its protocols into the static imports of every function (~80 KB in a
- * function whose other chunks use the SDK).
- */
-const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'BandwidthLimitExceeded',
-  'EC2ThrottledException',
-  'LimitExceededException',
-  'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-]);
-
-/** True when the SDK would classify `error` as throttling: HTTP 429, a throttling name, or the error's trait. */
-function isThrottlingError(error: unknown): boolean {
-  if (error === null || typeof error !== 'object') return false;
-  const failure = error as {
-    name?: unknown;
-    $metadata?: CallMetadata;
-    $retryable?: { throttling?: boolean };
-  };
-  return (
-    failure.$metadata?.httpStatusCode === 429 ||
-    (typeof failure.name === 'string' && THROTTLING_ERROR_NAMES.has(failure.name)) ||
-    failure.$retryable?.throttling === true
-  );
 }
 
 /** The outcome part of a subsegment: HTTP status, flags, and the exception of a failed call. */

@@ -7,6 +7,7 @@
 export * from './app-records.js';
 export * from './errors.js';
 export * from './events.js';
+export * from './idempotency.js';
 export * from './planner.js';
 export * from './revision.js';
 export * from './runner.js';

@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { createHash } from 'node:crypto';
 import type { ComponentContext } from '../components/index.js';
 import { BackendError, type LogIterOptions, type LogPage, type LogPageRequest } from '../schedulers/index.js';
 import {
@@ -26,18 +25,12 @@ import {
   makeAppHandle,
   type NewAppRecord,
   type RunRequest,
-  SECRET_CFG_KEYS,
   sleep,
   TxsError,
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
-import {
-  IdempotencyConflictError,
-  IdempotencyInProgressError,
-  ReplayedRejectionError,
-  SubmissionOutcomeUnknownError,
-  WaitTimeoutError,
-} from './errors.js';
+import { SubmissionOutcomeUnknownError, WaitTimeoutError } from './errors.js';
+import { hashableCfg, IdempotencyHandler, requestHash } from './idempotency.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
 import type {
   AppCounts,
@@ -98,26 +91,6 @@ export interface RunResult {
 }
 
 /**
- * `cfg` as the idempotency hash sees it: options that may hold secrets (the caller's `env`) count by their
- * names only, so no digest of a secret is stored with the idempotency key.
- */
-function hashableCfg(cfg: Readonly<Cfg>): Cfg {
-  const out: Cfg = { ...cfg };
-  for (const key of SECRET_CFG_KEYS) {
-    const value = out[key];
-    if (value !== null && value !== undefined && typeof value === 'object' && !Array.isArray(value)) {
-      out[key] = Object.keys(value).sort();
-    }
-  }
-  return out;
-}
-
-/** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
-export function requestHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-/**
  * Runs apps on registered schedulers and keeps their records.
  *
  * @example
@@ -135,6 +108,7 @@ export class Runner extends Planner {
   private readonly idempotencyWaitMs: number;
   private readonly submitGraceMs: number;
   private readonly idempotencyLeaseMs: number;
+  private readonly idempotency: IdempotencyHandler;
 
   constructor(options: RunnerOptions) {
     super(options);
@@ -150,6 +124,7 @@ export class Runner extends Planner {
     this.idempotencyWaitMs = options.idempotencyWaitMs ?? 20_000;
     this.submitGraceMs = options.submitGraceMs ?? 10 * 60_000;
     this.idempotencyLeaseMs = options.idempotencyLeaseMs ?? 30_000;
+    this.idempotency = new IdempotencyHandler({ store: this.store, now: this.now, sleep: this.sleep });
   }
 
   // ---------------------------------------------------------------- run
@@ -261,17 +236,20 @@ export class Runner extends Planner {
       // The rejection is what the caller must see, even if recording it fails: the record then stays
       // UNSUBMITTED and the reconciler marks it FAILED after the submit grace period (the scheduler does not
       // know the app), so nothing is lost by not surfacing the second error.
-      await this.applyTransition(handle, failed).catch(() => undefined);
+      await this.applyTransition(handle, failed, record).catch(() => undefined);
       if (error instanceof TxsError) await onRejected?.(error);
       throw error;
     }
     try {
-      const outcome = await this.applyTransition(handle, {
+      // From the record just created: one conditional UpdateItem, no read (if an event moved it meanwhile,
+      // the versioned write fails and the store reads once).
+      const submitted: AppStateTransition = {
         state: 'SUBMITTED',
         eventTime: this.now(),
         attempt: 0,
         source: 'submit',
-      });
+      };
+      const outcome = await this.applyTransition(handle, submitted, record);
       return { handle, record: outcome.record ?? record, created: true };
     } catch {
       // The job was accepted: answering an error would invite a second submission. The record stays
@@ -303,81 +281,23 @@ export class Runner extends Planner {
     }
   }
 
-  /**
-   * Submits `dryrun` once per Idempotency-Key. The reservation belongs to this request (its handle is the
-   * holder, with a lease that ends when the request's function is stopped):
-   * - the same request retried after a lost response gets the handle;
-   * - after a crash, a retry takes the reservation over once the lease has ended, and returns the earlier
-   *   attempt's app if the scheduler knows it (or a reconciler settled it), else submits its own;
-   * - the same key with a different request is {@link IdempotencyConflictError}.
-   */
+  /** Submits `dryrun`, once per Idempotency-Key when the request has one ({@link IdempotencyHandler}). */
   private async submit(dryrun: AppDryRunInfo, ctx: RequestContext, request: unknown): Promise<RunResult> {
     const newRecord = this.newRecordOf(dryrun, ctx);
     const key = ctx.idempotencyKey;
     if (key === undefined) return this.scheduleAs(newRecord, dryrun, ctx);
-    const hash = requestHash({ owner: ctx.owner, request });
     const handle = newRecord.handle;
-    const lease = { holder: handle, until: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs };
-    const waitUntil = Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY);
-    let checkedHolder = false;
-    for (let poll = 0; ; poll++) {
-      const reservation = await this.store.reserveIdempotencyKey(ctx.owner, key, hash, this.now(), lease);
-      if (reservation.reserved) {
-        const earlier = reservation.takenOverFrom;
-        const settled = earlier === undefined ? undefined : await this.settleAbandoned(earlier, handle);
-        if (settled) {
-          await this.store.completeIdempotencyKey(ctx.owner, key, settled.handle);
-          return { handle: settled.handle, record: settled, created: false };
-        }
-        break;
-      }
-      if (reservation.requestHash !== hash) throw new IdempotencyConflictError(key);
-      // A refused submission's answer is replayed as it was: same error, nothing submitted or written.
-      if (reservation.rejection !== undefined) throw new ReplayedRejectionError(reservation.rejection);
-      if (reservation.handle !== undefined) {
-        const record = await this.store.get(reservation.handle);
-        if (record) return { handle: record.handle, record, created: false };
-      }
-      if (!checkedHolder && reservation.holder !== undefined) {
-        // A holder whose record a reconciler already moved past UNSUBMITTED was submitted: return it.
-        checkedHolder = true;
-        const record = await this.store.get(reservation.holder);
-        if (record && record.state !== 'UNSUBMITTED') {
-          return { handle: record.handle, record, created: false };
-        }
-      }
-      if (this.now() >= waitUntil) throw new IdempotencyInProgressError(key);
-      await this.sleep(backoffDelay(poll, { baseMs: 50, capMs: 1_000 }));
-    }
-    let result: RunResult;
-    let rejected = false;
-    try {
-      result = await this.scheduleAs(newRecord, dryrun, ctx, async (error) => {
-        // The scheduler refused it: a completed outcome. Bind the key to the FAILED record and the answer,
-        // so a replay gets the same answer and leaves no second record. If this write fails, a retry
-        // after the lease takes the reservation over and finds this FAILED record.
-        rejected = true;
-        await this.store
-          .completeIdempotencyKey(ctx.owner, key, handle, rejectionOf(error))
-          .catch(() => undefined);
-      });
-    } catch (error) {
-      if (error instanceof SubmissionOutcomeUnknownError) {
-        // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
-        // write fails, the reservation still names this handle as holder, and a retry after the lease finds
-        // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
-        await this.store.completeIdempotencyKey(ctx.owner, key, error.handle).catch(() => undefined);
-      } else if (!rejected) {
-        // Nothing was written (the record itself could not be created): free the key for a retry.
-        await this.store.releaseIdempotencyKey(ctx.owner, key).catch(() => undefined);
-      }
-      throw error;
-    }
-    // The job was accepted: never release the key now. If completing it fails, the reservation still names
-    // this handle as holder, so a retry finds this app (at once when its record is past UNSUBMITTED, else
-    // through the scheduler after the lease); answering an error here would only invite a retry.
-    await this.store.completeIdempotencyKey(ctx.owner, key, result.handle).catch(() => undefined);
-    return result;
+    return this.idempotency.handle({
+      owner: ctx.owner,
+      key,
+      requestHash: requestHash({ owner: ctx.owner, request }),
+      handle,
+      leaseUntil: ctx.leaseUntil ?? this.now() + this.idempotencyLeaseMs,
+      waitUntil: Math.min(this.now() + this.idempotencyWaitMs, ctx.deadline ?? Number.POSITIVE_INFINITY),
+      submit: (onRejected) => this.scheduleAs(newRecord, dryrun, ctx, onRejected),
+      settleAbandoned: (earlier) => this.settleAbandoned(earlier, handle),
+      rejectionOf,
+    });
   }
 
   /**

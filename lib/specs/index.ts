@@ -9,6 +9,7 @@ export * from './app-def.js';
 export * from './app-handle.js';
 export * from './app-record.js';
 export * from './app-state.js';
+export * from './aws-errors.js';
 export * from './backoff.js';
 export * from './canonical-json.js';
 export * from './clone.js';

@@ -8,7 +8,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed, toStoreError } from './errors.js';
-import { type Item, type ItemClient, newDynamoDbClient } from './item-client.js';
+import { collidedItem, type Item, type ItemClient, newDynamoDbClient } from './item-client.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
 
 export type { Item } from './item-client.js';
@@ -67,29 +67,69 @@ export async function conditionalWrite(
   operation: string,
   write: () => Promise<unknown>,
 ): Promise<boolean> {
+  return (await refusalOf(context, operation, write)) === undefined;
+}
+
+/** Runs one conditional write: undefined when it was applied, DynamoDB's refusal when its condition failed. */
+async function refusalOf(
+  context: StoreContext,
+  operation: string,
+  write: () => Promise<unknown>,
+): Promise<unknown> {
   try {
     await call(context, operation, write);
-    return true;
+    return undefined;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
+    if (isConditionalCheckFailed(error)) return error;
     throw error;
   }
 }
 
+/** A conditional write's outcome: applied, or refused with the item it collided with. */
+export type WriteOutcome = { applied: true } | { applied: false; existing: Item | undefined };
+
+/**
+ * Runs one conditional write sent with `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`: when its condition
+ * fails, DynamoDB answers the item it collided with, so no read follows. An error without the item (none under
+ * the key, or an emulator such as dynalite that ignores the parameter) falls back to one consistent read of `key`.
+ *
+ * @throws StoreError for any failure other than the condition.
+ */
+export async function writeOrCollide(
+  context: StoreContext,
+  operation: string,
+  key: Item,
+  write: () => Promise<unknown>,
+): Promise<WriteOutcome> {
+  const refusal = await refusalOf(context, operation, write);
+  if (refusal === undefined) return { applied: true };
+  return { applied: false, existing: collidedItem(refusal) ?? (await readItem(context, key)) };
+}
+
+/** The item under `key` (a consistent read), or undefined. */
+export async function readItem(context: StoreContext, key: Item): Promise<Item | undefined> {
+  const { client, tableName } = context;
+  const output = await call(context, 'GetItem', () =>
+    client.get({ TableName: tableName, Key: key, ConsistentRead: true }),
+  );
+  return output.Item;
+}
+
 /**
  * Puts `item` unless an unexpired item with its key exists (create-once for records and idempotency
- * reservations; an item past its TTL that DynamoDB has not deleted yet counts as absent).
- *
- * @returns false when the condition failed (the item exists).
+ * reservations; an item past its TTL that DynamoDB has not deleted yet counts as absent). A refused Put
+ * answers the item it collided with ({@link writeOrCollide}).
  */
-export async function putIfAbsent(context: StoreContext, item: Item, now: number): Promise<boolean> {
-  return conditionalWrite(context, 'PutItem', () =>
+export async function putIfAbsent(context: StoreContext, item: Item, now: number): Promise<WriteOutcome> {
+  const key = { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] };
+  return writeOrCollide(context, 'PutItem', key, () =>
     context.client.put({
       TableName: context.tableName,
       Item: item,
       ConditionExpression: 'attribute_not_exists(#pk) OR #expiresAt <= :nowSeconds',
       ExpressionAttributeNames: { '#pk': A.partitionKey, '#expiresAt': A.expiresAt },
       ExpressionAttributeValues: { ':nowSeconds': now },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
   );
 }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ApiErrorCode, TxsError } from '../specs/index.js';
+import { type ApiErrorCode, isAccessDeniedError, isRetryableAwsError, TxsError } from '../specs/index.js';
 
 /** Base class of store failures. */
 export class StoreError extends TxsError {
@@ -62,71 +62,10 @@ export class IdempotencyReservationError extends StoreError {
   override readonly code = 'IdempotencyReservation';
 }
 
-/** Error names AWS throttles with (the AWS SDK's list). */
-const THROTTLING_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'BandwidthLimitExceeded',
-  'EC2ThrottledException',
-  'LimitExceededException',
-  'PriorRequestNotComplete',
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-  'ThrottledException',
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'TransactionInProgressException',
-]);
-
-/** Error names of a failure on DynamoDB's side or of a call that timed out. */
-const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
-  'TimeoutError',
-  'RequestTimeout',
-  'RequestTimeoutException',
-  'InternalServerError',
-  'ServiceUnavailable',
-]);
-
-/** HTTP statuses the AWS SDK retries. */
-const TRANSIENT_STATUS_CODES: ReadonlySet<number> = new Set([500, 502, 503, 504]);
-
-/** Node.js error codes of a request that got no response: the endpoint unreachable or the connection lost. */
-const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EAI_AGAIN',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-]);
-
 interface SdkErrorLike {
   name?: unknown;
-  code?: unknown;
   message?: unknown;
   $metadata?: { httpStatusCode?: unknown };
-  $retryable?: unknown;
-}
-
-/**
- * True when the same DynamoDB call may succeed if tried again: throttling, a transient error or status, or a
- * request that got no response. The SDK client retries these itself; {@link toStoreError} reports them, once
- * the SDK's retries are spent, as {@link StoreUnavailableError}.
- */
-export function isTransientFailure(error: unknown): boolean {
-  const failure = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
-  const status = failure.$metadata?.httpStatusCode;
-  return (
-    failure.$retryable !== undefined ||
-    (typeof failure.name === 'string' &&
-      (THROTTLING_ERROR_NAMES.has(failure.name) || TRANSIENT_ERROR_NAMES.has(failure.name))) ||
-    (typeof status === 'number' && TRANSIENT_STATUS_CODES.has(status)) ||
-    (typeof failure.code === 'string' && NETWORK_ERROR_CODES.has(failure.code))
-  );
 }
 
 /** True when `error` is DynamoDB's ConditionalCheckFailedException. */
@@ -152,9 +91,16 @@ export function toStoreError(error: unknown, operation: string, tableName: strin
   if (name === 'ResourceNotFoundException') return new StoreTableNotFoundError(tableName, { cause: error });
   const status = sdk.$metadata?.httpStatusCode;
   const retryable =
-    isTransientFailure(error) ||
+    isRetryableAwsError(error) ||
     name === 'TransactionConflictException' ||
     (typeof status === 'number' && status >= 500);
+  if (isAccessDeniedError(error)) {
+    return new StoreError(
+      `DynamoDB denied ${operation} on '${tableName}' (${detail}). Grant dynamodb:${operation} on the table ` +
+        'to the role torchx-serverless runs as, or check its credentials',
+      { cause: error },
+    );
+  }
   if (retryable) {
     return new StoreUnavailableError(
       `DynamoDB ${operation} on '${tableName}' failed after retries (${detail}). Try again shortly`,

@@ -7,7 +7,7 @@
  */
 import type { IdempotencyLease, IdempotencyRejection, IdempotencyReservation } from '../runner/store.js';
 import type { AppHandle, FieldIssue } from '../specs/index.js';
-import { call, conditionalWrite, type Item, putIfAbsent, type StoreContext } from './context.js';
+import { conditionalWrite, type Item, putIfAbsent, type StoreContext, writeOrCollide } from './context.js';
 import { IdempotencyReservationError, StoreConflictError } from './errors.js';
 import { IDEMPOTENCY_SORT_KEY, idempotencyPartitionKey } from './keys.js';
 import { TABLE_ATTRIBUTES as A } from './table.js';
@@ -76,8 +76,9 @@ export class IdempotencyKeys {
       item.leaseExpiresAt = lease.until;
     }
     for (let attempt = 0; attempt < 5; attempt++) {
-      if (await putIfAbsent(this.context, item, nowSeconds)) return { reserved: true };
-      const existing = await this.getItem(owner, key);
+      const put = await putIfAbsent(this.context, item, nowSeconds);
+      if (put.applied) return { reserved: true };
+      const existing = put.existing;
       const expiresAt = existing?.[A.expiresAt];
       if (!existing || (typeof expiresAt === 'number' && expiresAt <= nowSeconds)) continue;
       const completed = typeof existing.handle === 'string';
@@ -177,31 +178,29 @@ export class IdempotencyKeys {
     requireText(issues, 'handle', handle, MAX_HANDLE_BYTES);
     throwIfIssues('idempotency completion', issues);
     const { client, tableName } = this.context;
-    if (
-      await conditionalWrite(this.context, 'UpdateItem', () =>
-        client.update({
-          TableName: tableName,
-          Key: reservationKey(owner, key),
-          UpdateExpression:
-            rejection === undefined
-              ? 'SET #handle = :handle'
-              : 'SET #handle = :handle, #rejection = :rejection',
-          ConditionExpression:
-            'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
-          ExpressionAttributeNames: {
-            '#pk': A.partitionKey,
-            '#handle': 'handle',
-            ...(rejection === undefined ? {} : { '#rejection': 'rejection' }),
-          },
-          ExpressionAttributeValues: {
-            ':handle': handle,
-            ...(rejection === undefined ? {} : { ':rejection': storedRejection(rejection) }),
-          },
-        }),
-      )
-    )
-      return;
-    const existing = await this.getItem(owner, key);
+    const completion = await writeOrCollide(this.context, 'UpdateItem', reservationKey(owner, key), () =>
+      client.update({
+        TableName: tableName,
+        Key: reservationKey(owner, key),
+        UpdateExpression:
+          rejection === undefined
+            ? 'SET #handle = :handle'
+            : 'SET #handle = :handle, #rejection = :rejection',
+        ConditionExpression: 'attribute_exists(#pk) AND (attribute_not_exists(#handle) OR #handle = :handle)',
+        ExpressionAttributeNames: {
+          '#pk': A.partitionKey,
+          '#handle': 'handle',
+          ...(rejection === undefined ? {} : { '#rejection': 'rejection' }),
+        },
+        ExpressionAttributeValues: {
+          ':handle': handle,
+          ...(rejection === undefined ? {} : { ':rejection': storedRejection(rejection) }),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    if (completion.applied) return;
+    const existing = completion.existing;
     throw new IdempotencyReservationError(
       existing
         ? `Idempotency key '${key}' is already bound to ${String(existing.handle)}, not ${handle}`
@@ -226,18 +225,6 @@ export class IdempotencyKeys {
         ExpressionAttributeNames: { '#handle': 'handle' },
       }),
     );
-  }
-
-  private async getItem(owner: string, key: string): Promise<Item | undefined> {
-    const { client, tableName } = this.context;
-    const output = await call(this.context, 'GetItem', () =>
-      client.get({
-        TableName: tableName,
-        Key: reservationKey(owner, key),
-        ConsistentRead: true,
-      }),
-    );
-    return output.Item;
   }
 }
 

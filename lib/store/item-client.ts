@@ -82,6 +82,18 @@ function written(output: PutItemCommandOutput | UpdateItemCommandOutput | Delete
 }
 
 /**
+ * The item a conditional write collided with, from a `ConditionalCheckFailedException` of a write sent with
+ * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`, unmarshalled; undefined when the error carries none (no
+ * item under the key, or an emulator that ignores the parameter).
+ */
+export function collidedItem(error: unknown): Item | undefined {
+  const item = (error as { Item?: unknown } | null)?.Item;
+  return item !== null && typeof item === 'object'
+    ? plain(item as Parameters<typeof unmarshall>[0])
+    : undefined;
+}
+
+/**
  * Time limits on each DynamoDB request of the store's default client (the SDK sets none): 3 s to connect,
  * 15 s for the answer, which then fails with a `TimeoutError` the SDK retries, instead of holding a function
  * until its own timeout. A retried write that had been applied fails its condition: every store write is

@@ -26,7 +26,15 @@ import {
 } from '../specs/index.js';
 import { appItem, expiryOf, recordOf, storable } from './app-items.js';
 import { boundRecord } from './bounds.js';
-import { call, conditionalWrite, type Item, nowSeconds, putIfAbsent, type StoreContext } from './context.js';
+import {
+  conditionalWrite,
+  type Item,
+  nowSeconds,
+  putIfAbsent,
+  readItem,
+  type StoreContext,
+  writeOrCollide,
+} from './context.js';
 import { RecordTooLargeError, StoreConflictError } from './errors.js';
 import { itemSize, MAX_ITEM_BYTES } from './item-size.js';
 import { APP_SORT_KEY, appPartitionKey } from './keys.js';
@@ -86,6 +94,12 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** True when `item` is past its TTL at `now` (epoch seconds): it counts as gone though DynamoDB still holds it. */
+function isExpired(item: Item, now: number): boolean {
+  const expiresAt = item[A.expiresAt];
+  return typeof expiresAt === 'number' && expiresAt <= now;
+}
+
 /** The record half of the store: create, get, transition, markCancelRequested. */
 export class AppRecords {
   /** Raw items behind records this store returned, so a transition can start from a record just read. */
@@ -112,9 +126,19 @@ export class AppRecords {
     validateNewRecord(record, () => itemSize(this.appItem(record, 1)));
     const item = this.appItem(record, 1);
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await putIfAbsent(this.context, item, nowSeconds(this.context))) return { record, created: true };
-      const existing = await this.get(record.handle);
-      if (existing) return { record: existing, created: false };
+      const now = nowSeconds(this.context);
+      const put = await putIfAbsent(this.context, item, now);
+      if (put.applied) {
+        // The item just written is current: a transition starting from this record needs no read first.
+        this.itemsOfRecords.set(record, item);
+        return { record, created: true };
+      }
+      const existing = put.existing;
+      if (existing && !isExpired(existing, now)) {
+        const stored = recordOf(existing);
+        this.itemsOfRecords.set(stored, existing);
+        return { record: stored, created: false };
+      }
     }
     throw new StoreConflictError(
       `Could not create the record of ${record.handle}: it kept changing; try again`,
@@ -168,8 +192,10 @@ export class AppRecords {
 
     const hint =
       current !== undefined && current.handle === handle ? this.itemsOfRecords.get(current) : undefined;
+    // The item to decide from when it is already known: the hint, then the item a refused write collided with.
+    let known = hint;
     for (let attempt = 0; attempt < this.context.maxTransitionAttempts; attempt++) {
-      const item = attempt === 0 && hint !== undefined ? hint : await this.getAppItem(handle);
+      const item = known ?? (await this.getAppItem(handle));
       if (!item) return { applied: false, reason: 'missing' };
       const record = recordOf(item);
       const decision = decideTransition(record, transition);
@@ -179,12 +205,19 @@ export class AppRecords {
       const next = boundRecord(storable(applyTransition(record, transition, this.context.now())), (r) =>
         itemSize(this.appItem(r, 0)),
       );
-      const version = await this.writeTransition(item, next, transition, isReasonUpdate(record, transition));
-      if (version !== undefined) {
+      const written = await this.writeTransition(item, next, transition, isReasonUpdate(record, transition));
+      if (written.applied) {
+        const { version } = written;
         const applied: TransitionOutcome = { applied: true, previous: record.state, record: next, version };
         if (record.stateReason !== undefined) applied.previousStateReason = record.stateReason;
         return applied;
       }
+      // Another writer got there first: decide again from the item as it now is, which the refused write
+      // answered (ALL_OLD; or one read where the answer lacks it).
+      const existing = written.existing;
+      if (!existing || isExpired(existing, nowSeconds(this.context)))
+        return { applied: false, reason: 'missing' };
+      known = existing;
       await sleep(Math.random() * Math.min(25, 2 ** attempt));
     }
     throw new StoreConflictError(
@@ -225,34 +258,24 @@ export class AppRecords {
 
   /** The app item for a handle (consistent read), or undefined when absent or past its TTL. */
   private async getAppItem(handle: AppHandle): Promise<Item | undefined> {
-    const { client, tableName } = this.context;
-    const output = await call(this.context, 'GetItem', () =>
-      client.get({
-        TableName: tableName,
-        Key: { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY },
-        ConsistentRead: true,
-      }),
-    );
-    const item = output.Item;
-    if (!item) return undefined;
-    const expiresAt = item[A.expiresAt];
-    if (typeof expiresAt === 'number' && expiresAt <= nowSeconds(this.context)) return undefined;
-    return item;
+    const key = { [A.partitionKey]: appPartitionKey(handle), [A.sortKey]: APP_SORT_KEY };
+    const item = await readItem(this.context, key);
+    return item && !isExpired(item, nowSeconds(this.context)) ? item : undefined;
   }
 
   /**
    * Writes an accepted transition: one UpdateItem conditioned on the version that was read and on the
    * forward rule. Entering a terminal state removes `activeKey` and sets `expiresAt`.
    *
-   * @returns the version written, or undefined when the item changed since it was read (the caller reads and
-   *   decides again).
+   * @returns the version written, or, when the item changed since it was read, the item as it now is (the
+   *   caller decides again).
    */
   private async writeTransition(
     item: Item,
     next: AppRecord,
     transition: AppStateTransition,
     reasonOnly: boolean,
-  ): Promise<number | undefined> {
+  ): Promise<{ applied: true; version: number } | { applied: false; existing: Item | undefined }> {
     const version = typeof item.version === 'number' ? item.version : 0;
     const forward = forwardTransitionCondition(transition, reasonOnly);
     const names: Record<string, string> = { ...forward.names, '#version': 'version' };
@@ -298,17 +321,18 @@ export class AppRecords {
       );
     }
     const { client, tableName } = this.context;
-    return (await conditionalWrite(this.context, 'UpdateItem', () =>
+    const key = { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] };
+    const outcome = await writeOrCollide(this.context, 'UpdateItem', key, () =>
       client.update({
         TableName: tableName,
-        Key: { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] },
+        Key: key,
         UpdateExpression: update,
         ConditionExpression: `#version = :version AND ${forward.expression}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-    ))
-      ? version + 1
-      : undefined;
+    );
+    return outcome.applied ? { applied: true, version: version + 1 } : outcome;
   }
 }

@@ -10,6 +10,7 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTableInput, DynamoAppRecordStore } from '../../lib/store/index.js';
+import { sentCommands } from '../helpers/dynalite.js';
 import { newRecord } from '../integration/store/fixtures.js';
 import { MOTO_REGION } from './constants.js';
 import { iamQuery, startMoto, stopMoto } from './moto-server.js';
@@ -98,6 +99,16 @@ describe('DynamoDB client signatures checked by moto (botocore SigV4, IAM polici
     expect(created).toBe(true);
     expect((await store.get(handle))?.owner).toBe(owner);
     expect((await store.list({ owner })).records.map((r) => r.handle)).toEqual([handle]);
+
+    // A refused create answers the record it collided with (ReturnValuesOnConditionCheckFailure ALL_OLD):
+    // no read follows the Put.
+    let again: Awaited<ReturnType<typeof store.create>> | undefined;
+    const sent = await sentCommands(client, async () => {
+      again = await store.create({ ...record, createdAt: record.createdAt + 1 });
+    });
+    expect(sent.map((c) => c.operation)).toEqual(['PutItem']);
+    expect(again?.created).toBe(false);
+    expect(again?.record.createdAt).toBe(record.createdAt);
   });
 
   it('is refused with a wrong secret: the signature does not match', async () => {

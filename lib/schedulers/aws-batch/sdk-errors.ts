@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { TxsError } from '../../specs/index.js';
+import { isAccessDeniedError, isThrottlingError, TxsError } from '../../specs/index.js';
 import { BackendAccessDeniedError, BackendError, sdkConfigurationError } from '../errors.js';
 
 /** The AWS service and action a call was for, e.g. `batch` / `SubmitJob`. */
@@ -18,25 +18,7 @@ interface SdkErrorShape {
   message?: string;
   $fault?: 'client' | 'server';
   $metadata?: { httpStatusCode?: number; attempts?: number };
-  $retryable?: { throttling?: boolean };
 }
-
-const ACCESS_DENIED_NAMES = new Set([
-  'AccessDeniedException',
-  'AccessDenied',
-  'UnauthorizedOperation',
-  'UnrecognizedClientException',
-  'ExpiredTokenException',
-  'InvalidSignatureException',
-]);
-
-const THROTTLING_NAMES = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'TooManyRequestsException',
-  'RequestLimitExceeded',
-  'LimitExceededException',
-]);
 
 function shapeOf(error: unknown): SdkErrorShape {
   return error !== null && typeof error === 'object' ? (error as SdkErrorShape) : {};
@@ -52,17 +34,14 @@ export function isClientException(error: unknown): boolean {
   return shapeOf(error).name === 'ClientException';
 }
 
-/** True when AWS refused the call for lack of permission. */
+/**
+ * True when AWS refused the call for lack of permission ({@link isAccessDeniedError}), or Batch said so in a
+ * `ClientException`'s message.
+ */
 export function isAccessDenied(error: unknown): boolean {
-  const { name = '', message = '', $metadata } = shapeOf(error);
-  if (ACCESS_DENIED_NAMES.has(name) || $metadata?.httpStatusCode === 403) return true;
+  if (isAccessDeniedError(error)) return true;
+  const { name = '', message = '' } = shapeOf(error);
   return name === 'ClientException' && /not authorized to perform|access ?denied/i.test(message);
-}
-
-/** True when the call was throttled. */
-export function isThrottling(error: unknown): boolean {
-  const { name = '', $metadata, $retryable } = shapeOf(error);
-  return THROTTLING_NAMES.has(name) || $metadata?.httpStatusCode === 429 || $retryable?.throttling === true;
 }
 
 /**
@@ -89,7 +68,7 @@ export function toSchedulerError(error: unknown, call: SdkCall): Error {
       { cause: error },
     );
   }
-  if (isThrottling(error)) {
+  if (isThrottlingError(error)) {
     const attempts = $metadata?.attempts ?? 1;
     return new BackendError(
       `AWS throttled ${action} (${name}) after ${attempts} attempt(s); try again later`,

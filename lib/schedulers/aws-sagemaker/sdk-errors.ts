@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { awsErrorName, awsErrorStatus, isAccessDeniedError, isThrottlingError } from '../../specs/index.js';
 import {
   BackendAccessDeniedError,
   BackendConflictError,
@@ -17,8 +18,6 @@ interface SdkErrorShape {
   name?: unknown;
   message?: unknown;
   $fault?: unknown;
-  $retryable?: { throttling?: unknown } | undefined;
-  $metadata?: { httpStatusCode?: unknown } | undefined;
 }
 
 function shapeOf(error: unknown): SdkErrorShape {
@@ -26,54 +25,17 @@ function shapeOf(error: unknown): SdkErrorShape {
 }
 
 /** The error's `name` (e.g. `ThrottlingException`), or an empty string. */
-export function sdkErrorName(error: unknown): string {
-  const name = shapeOf(error).name;
-  return typeof name === 'string' ? name : '';
-}
+export const sdkErrorName = awsErrorName;
+
+/** The one AWS throttling classification, as the scheduler's retry loop asks it. */
+export { isThrottlingError };
 
 function messageOf(error: unknown): string {
   const message = shapeOf(error).message;
   return typeof message === 'string' ? message : String(error);
 }
 
-function statusOf(error: unknown): number | undefined {
-  const status = shapeOf(error).$metadata?.httpStatusCode;
-  return typeof status === 'number' ? status : undefined;
-}
-
-const THROTTLING_NAMES = new Set([
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'TooManyRequestsException',
-  'RequestLimitExceeded',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'SlowDown',
-]);
-
-const ACCESS_DENIED_NAMES = new Set([
-  'AccessDeniedException',
-  'AccessDenied',
-  'UnauthorizedOperation',
-  'NotAuthorized',
-  'AuthorizationError',
-]);
-
-/** True for a throttling error (by name, the SDK's `$retryable.throttling` flag, or HTTP 429). */
-export function isThrottlingError(error: unknown): boolean {
-  const shape = shapeOf(error);
-  return (
-    THROTTLING_NAMES.has(sdkErrorName(error)) ||
-    shape.$retryable?.throttling === true ||
-    statusOf(error) === 429
-  );
-}
-
-/** True for an IAM access-denied error. */
-export function isAccessDeniedError(error: unknown): boolean {
-  return ACCESS_DENIED_NAMES.has(sdkErrorName(error)) || statusOf(error) === 403;
-}
+const statusOf = awsErrorStatus;
 
 /**
  * True when SageMaker or CloudWatch Logs says the resource does not exist: `ResourceNotFound`,

@@ -181,6 +181,23 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
     );
   });
 
+  it('says which permission to grant when DynamoDB denies the call, and does not call it retryable', async () => {
+    const { client, sent } = wireClient(() => ({
+      status: 400,
+      body: errorBody(
+        'AccessDeniedException',
+        'User: arn:aws:sts::123456789012:assumed-role/run/x is not authorized to perform: dynamodb:GetItem',
+      ),
+    }));
+    const store = new DynamoAppRecordStore({ tableName: 'apps', client });
+    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StoreError);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toContain("DynamoDB denied GetItem on 'apps'");
+    expect((error as Error).message).toContain('Grant dynamodb:GetItem on the table');
+    expect(sent).toHaveLength(1);
+  });
+
   it('passes project errors through unchanged', () => {
     const original = ValidationError.forField('app', 'too large');
     expect(toStoreError(original, 'PutItem', 'apps')).toBe(original);
