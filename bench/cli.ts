@@ -11,21 +11,23 @@
  * Also counts the HTTP requests one `txs run --dryrun -cfg …` makes. Prints medians and writes
  * bench/results/cli.json. Usage: `npm run bench:cli [-- --rounds=15]`.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  alternateMedians,
+  countingProxy,
+  roundsArg,
+  type TimedCommand,
+  timeCommand,
+  vendorDir,
+} from './lib/commands.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
-const VENDOR =
-  process.env.TXS_VENDOR_DIR ??
-  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
-  join(ROOT, '../shared/vendor');
-const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 15);
+const VENDOR = vendorDir(ROOT);
+const ROUNDS = roundsArg(15);
+
 const DDP = ['-s', 'aws_batch', '-cfg', 'queue=q', 'dist.ddp', '-j', '2x8', '--script', 'train.py'];
 
 if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
@@ -41,26 +43,10 @@ const { startLocalServer } = await import('../lib/local/server.js');
 const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, reconcileEveryMs: 0 });
 // A counting pass-through in front of the server: how many requests one `txs run` makes.
 let requests = 0;
-const target = new URL(server.url);
-const proxy = createServer((req, res) => {
+const proxy = await countingProxy(server.url, () => {
   requests++;
-  const forward = request(
-    {
-      host: target.hostname,
-      port: target.port,
-      path: req.url,
-      method: req.method,
-      headers: { ...req.headers, host: target.host },
-    },
-    (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
-  req.pipe(forward);
 });
-await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+const proxyUrl = proxy.url;
 
 const txsEnv = { ...process.env, TXS_PREBUILT: '1', TXS_ENDPOINT: proxyUrl, TXS_CONFIG: '/dev/null' };
 const torchxEnv = {
@@ -72,7 +58,7 @@ const torchxEnv = {
 const torchx = ['/usr/bin/python3', ['-m', 'torchx.cli.main']] as const;
 const txs = [process.execPath, [join(ROOT, 'bin/txs.js')]] as const;
 
-const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.ProcessEnv }> = {
+const COMMANDS: Record<string, TimedCommand> = {
   'node -e 0': { file: process.execPath, args: ['-e', '0'], env: process.env },
   'txs --help': { file: txs[0], args: [...txs[1], '--help'], env: txsEnv },
   'torchx --help': { file: torchx[0], args: [...torchx[1], '--help'], env: torchxEnv },
@@ -88,35 +74,18 @@ const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.Proce
   },
 };
 
-function time(name: string): Promise<number> {
-  const { file, args, env } = COMMANDS[name] ?? { file: '', args: [], env: {} };
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { env, cwd: work, maxBuffer: 1 << 24 }, (error) => {
-      if (error) reject(new Error(`${name} failed: ${error.message}`));
-      else resolve(performance.now() - started);
-    });
-  });
-}
-
-const samples: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, []]));
 requests = 0;
-await time('txs run --dryrun (local server)');
+await timeCommand(
+  'txs run --dryrun (local server)',
+  COMMANDS['txs run --dryrun (local server)'] ?? { file: '', args: [], env: {} },
+  work,
+);
 const requestsPerRun = requests;
-for (let round = 0; round < ROUNDS; round++) {
-  for (const name of Object.keys(COMMANDS)) samples[name]?.push(await time(name));
-  process.stderr.write(`\rround ${round + 1}/${ROUNDS}`);
-}
-process.stderr.write('\n');
+const medians = await alternateMedians(COMMANDS, ROUNDS, work);
 proxy.close();
 await server.close();
 rmSync(work, { recursive: true, force: true });
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-};
-const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
 const ratio = (a: string, b: string) => Math.round(((medians[a] ?? 0) / (medians[b] ?? 1)) * 100) / 100;
 const result = {
   generatedAt: new Date().toISOString(),

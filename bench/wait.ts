@@ -10,22 +10,24 @@
  * (slower to start; the result says which). Prints medians and writes bench/results/wait.json.
  * Usage: `npm run bench:wait [-- --rounds=10]`.
  */
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, round } from './lib/stats.js';
+import {
+  alternateMedians,
+  countingProxy,
+  roundsArg,
+  type TimedCommand,
+  timeCommand,
+  vendorDir,
+} from './lib/commands.js';
+import { round } from './lib/stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
-const VENDOR =
-  process.env.TXS_VENDOR_DIR ??
-  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
-  join(ROOT, '../shared/vendor');
-const ROUNDS = Number(process.argv.find((a) => a.startsWith('--rounds='))?.split('=')[1] ?? 10);
+const VENDOR = vendorDir(ROOT);
+const ROUNDS = roundsArg(10);
+
 const PREBUILT = existsSync(join(ROOT, 'dist/cli/main.js'));
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -38,28 +40,12 @@ const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, 
 // A counting pass-through in front of the server: the status requests of one `txs run --wait`.
 let statusRequests = 0;
 let heldRequests = 0;
-const target = new URL(server.url);
-const proxy = createServer((req, res) => {
-  const isStatus = req.method === 'GET' && /^\/v1\/apps\/[^/]+\/[^/?]+(\?|$)/.test(req.url ?? '');
-  if (isStatus) statusRequests++;
-  const forward = request(
-    {
-      host: target.hostname,
-      port: target.port,
-      path: req.url,
-      method: req.method,
-      headers: { ...req.headers, host: target.host },
-    },
-    (answer) => {
-      if (isStatus && answer.headers['long-polled'] === 'true') heldRequests++;
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    },
-  );
-  req.pipe(forward);
+const proxy = await countingProxy(server.url, (req, answer) => {
+  if (req.method !== 'GET' || !/^\/v1\/apps\/[^/]+\/[^/?]+(\?|$)/.test(req.url ?? '')) return;
+  statusRequests++;
+  if (answer.headers['long-polled'] === 'true') heldRequests++;
 });
-await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+const proxyUrl = proxy.url;
 
 const txsEnv = {
   ...process.env,
@@ -75,7 +61,7 @@ const torchxEnv = {
 const txs = [process.execPath, [join(ROOT, 'bin/txs.js')]] as const;
 const ECHO = ['utils.echo', '--msg', 'hi'];
 
-const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.ProcessEnv }> = {
+const COMMANDS: Record<string, TimedCommand> = {
   'txs run utils.echo (no wait)': { file: txs[0], args: [...txs[1], 'run', ...ECHO], env: txsEnv },
   'txs run --wait utils.echo': { file: txs[0], args: [...txs[1], 'run', '--wait', ...ECHO], env: txsEnv },
   'torchx run -s local_cwd --wait utils.echo': {
@@ -85,16 +71,7 @@ const COMMANDS: Record<string, { file: string; args: string[]; env: NodeJS.Proce
   },
 };
 
-function time(name: string): Promise<number> {
-  const { file, args, env } = COMMANDS[name] ?? { file: '', args: [], env: {} };
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    execFile(file, args, { env, cwd: work, maxBuffer: 1 << 24 }, (error) => {
-      if (error) reject(new Error(`${name} failed: ${error.message}`));
-      else resolve(performance.now() - started);
-    });
-  });
-}
+const time = (name: string) => timeCommand(name, COMMANDS[name] ?? { file: '', args: [], env: {} }, work);
 
 // One warm-up run of each (module caches, the server's first requests), which also counts the requests.
 for (const name of Object.keys(COMMANDS)) {
@@ -107,17 +84,11 @@ heldRequests = 0;
 await time('txs run --wait utils.echo');
 const perWait = { statusRequests, heldByServer: heldRequests };
 
-const samples: Record<string, number[]> = Object.fromEntries(Object.keys(COMMANDS).map((k) => [k, []]));
-for (let r = 0; r < ROUNDS; r++) {
-  for (const name of Object.keys(COMMANDS)) samples[name]?.push(await time(name));
-  process.stderr.write(`\rround ${r + 1}/${ROUNDS}`);
-}
-process.stderr.write('\n');
+const medians = await alternateMedians(COMMANDS, ROUNDS, work);
 proxy.close();
 await server.close();
 rmSync(work, { recursive: true, force: true });
 
-const medians = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, Math.round(median(v))]));
 const result = {
   generatedAt: new Date().toISOString(),
   rounds: ROUNDS,

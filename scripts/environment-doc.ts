@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { ENV, ENV_DESCRIPTIONS, type EnvGroup } from '../functions/shared/env-names.js';
+import { writeOrCheck } from './generated-file.js';
 
 /** The page's sections, in order. */
 const SECTIONS: Readonly<Record<EnvGroup, { title: string; intro: string }>> = {
@@ -54,21 +54,11 @@ export function renderEnvironmentDoc(): string {
   return `${lines.join('\n')}\n`;
 }
 
-const FILE = new URL('../docs/environment.md', import.meta.url);
-
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const text = renderEnvironmentDoc();
-  if (process.argv.includes('--check')) {
-    let committed = '';
-    try {
-      committed = readFileSync(FILE, 'utf8');
-    } catch {}
-    if (committed !== text) {
-      console.error('docs/environment.md is stale: run `npm run environment-doc` and commit it');
-      process.exit(1);
-    }
-  } else {
-    writeFileSync(FILE, text);
-    console.log(`wrote docs/environment.md (${text.length} bytes)`);
-  }
+  writeOrCheck(
+    new URL('../docs/environment.md', import.meta.url),
+    'docs/environment.md',
+    renderEnvironmentDoc(),
+    'npm run environment-doc',
+  );
 }
