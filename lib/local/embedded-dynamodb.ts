@@ -58,7 +58,7 @@ function writtenKey(operation: string, body: string): WireAttributes | undefined
 }
 
 /** The UTF-8 text of a request body as the SDK serialized it (a string or bytes for DynamoDB's JSON protocol). */
-function bodyText(body: unknown): string {
+export function bodyText(body: unknown): string {
   if (body === undefined || body === null) return '';
   if (typeof body === 'string') return body;
   if (body instanceof Uint8Array)

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyText } from '../../../lib/local/embedded-dynamodb.js';
 import {
   TABLE_ATTRIBUTES as A,
   appPartitionKey,
@@ -82,7 +83,7 @@ function dynamoDbLikeClient(): { client: DynamoDBClient; sent: string[] } {
   const requestHandler = {
     async handle(request: HttpRequest) {
       const operation = (request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-      const input = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as WireInput;
+      const input = JSON.parse(bodyText(request.body)) as WireInput;
       sent.push(operation);
       const { status, body } = await asDynamoDb(operation, input);
       const headers = {

@@ -5,6 +5,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { ConfiguredRetryStrategy } from '@smithy/core/retry';
 import { type HttpRequest, HttpResponse } from '@smithy/protocol-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyText } from '../../../lib/local/embedded-dynamodb.js';
 import { ValidationError } from '../../../lib/specs/index.js';
 import {
   DYNAMODB_REQUEST_LIMITS,
@@ -91,10 +92,7 @@ function wireClient(
   const requestHandler = {
     async handle(request: HttpRequest) {
       const operation = (request.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-      const input = JSON.parse(Buffer.from(request.body as string | Uint8Array).toString()) as Record<
-        string,
-        unknown
-      >;
+      const input = JSON.parse(bodyText(request.body)) as Record<string, unknown>;
       sent.push({ operation, input });
       const { status, body } = answer(operation, input);
       const headers = {
