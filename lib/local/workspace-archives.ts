@@ -184,7 +184,14 @@ export class WorkspaceArchives {
     try {
       const { fileCount } = await extractWorkspace(this.archivePath(sha256), temp);
       await writeFile(described, JSON.stringify({ sha256, fileCount }), { mode: 0o600 });
-      await rename(temp, dir);
+      try {
+        await rename(temp, dir);
+      } catch (error) {
+        // A concurrent retry of the same request put its copy there first: the same archive, so use it.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
+        await rm(temp, { recursive: true, force: true });
+      }
       return { sha256, size, fileCount, dir };
     } catch (error) {
       await rm(temp, { recursive: true, force: true });
