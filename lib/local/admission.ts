@@ -3,8 +3,9 @@
  * link is exchanged for its session cookie; then {@link LocalAccess} admits or refuses the caller (Host and
  * Origin, the own socket, the peer's OS user, the token or the session cookie); the path is refused when it
  * has `.`/`..` segments; the dashboard's own paths (a new link, logout, the page and its files) are answered
- * here; the server's own streamed routes (`ownRoutes`: workspace uploads) next; everything else goes over the {@link LambdaBridge} to the route's function. A thrown error becomes a
- * 500 `InternalError` (and a console line), never a dropped connection.
+ * here, then the server's own streamed routes (`ownRoutes`: workspace uploads); everything else goes over
+ * the {@link LambdaBridge} to the route's function. A thrown error becomes a 500 `InternalError` (and a
+ * console line), never a dropped connection.
  *
  * @module
  */
