@@ -157,6 +157,14 @@ describe('txs run --workspace (local_cwd)', () => {
     expect(sent.filter((request) => !request.startsWith('POST /v1/dryrun'))).toEqual([]);
   });
 
+  it('takes --workspace "" as none, as TorchX does: the job runs in the caller\'s directory and nothing is sent', async () => {
+    sent.length = 0;
+    const run = await txs('run', '--wait', '--workspace', '', 'utils.sh', 'pwd');
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    expect((await txs('log', run.out.trim())).out).toBe(`${dataDir}\n`);
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+  });
+
   it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
     const run = await txs('run', '-s', 'aws_batch', '--workspace', join(dataDir, 'missing'), 'utils.echo');
     expect(run.code).toBe(ExitCode.USAGE);
@@ -199,6 +207,21 @@ describe('POST /v1/apps with a workspace', () => {
     expect(error.message).toContain(`PUT /v1/workspaces/${unknown}`);
     const list = (await (await api('GET', '/v1/apps?limit=100')).json()) as { apps: Array<{ name: string }> };
     expect(list.apps.filter((a) => a.name === 'echo')).toEqual([]);
+  });
+
+  it('refuses cfg.cwd together with a workspace, naming cfg.cwd', async () => {
+    const answer = await api('POST', '/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        scheduler: 'local_cwd',
+        component: 'utils.echo',
+        cfg: { cwd: dataDir },
+        workspace: { sha256: 'c'.repeat(64) },
+      }),
+    });
+    expect(answer.status).toBe(400);
+    const error = ((await answer.json()) as { error: { details: Array<{ path: string }> } }).error;
+    expect(error.details[0]?.path).toBe('cfg.cwd');
   });
 
   it('refuses a workspace for a scheduler that cannot take one, naming the scheduler', async () => {
