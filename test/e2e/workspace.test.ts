@@ -188,6 +188,28 @@ describe('PUT /v1/workspaces/{sha256}', () => {
   });
 });
 
+describe('PUT /v1/workspaces/{sha256} without a length', () => {
+  it('answers 411 naming Content-Length to a chunked body, and stores nothing', async () => {
+    const before = await storedArchives();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('chunked'));
+        controller.close();
+      },
+    });
+    const answer = await fetch(`${server.url}/v1/workspaces/${'d'.repeat(64)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.token}` },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(answer.status).toBe(411);
+    const error = ((await answer.json()) as { error: { details: Array<{ path: string }> } }).error;
+    expect(error.details[0]?.path).toBe('Content-Length');
+    expect(await storedArchives()).toEqual(before);
+  });
+});
+
 describe('POST /v1/apps with a workspace', () => {
   it('refuses an archive the server does not hold with 400 naming workspace.sha256, and records nothing', async () => {
     const unknown = 'a'.repeat(64);
