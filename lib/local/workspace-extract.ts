@@ -7,11 +7,14 @@
  * @module
  */
 import { createReadStream } from 'node:fs';
-import { chmod, mkdir, symlink, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, posix, relative, sep } from 'node:path';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { extract as tarExtract } from 'tar-stream';
+
+/** File writes in flight at once while the archive is read. */
+const PARALLEL_WRITES = 16;
 
 /** What an unpacked archive held. */
 export interface Extracted {
@@ -48,6 +51,16 @@ function isUnder(path: string, ancestor: string): boolean {
 export async function extractWorkspace(archive: string, target: string): Promise<Extracted> {
   await mkdir(target, { mode: 0o700 });
   const links: Array<{ name: string; linkname: string }> = [];
+  // Directories made so far (relative names; '' is the target): each is made once, not per file.
+  const made = new Set<string>(['']);
+  const makeDir = async (name: string) => {
+    if (made.has(name)) return;
+    await mkdir(join(target, ...name.split('/')), { recursive: true, mode: 0o755 });
+    for (let at = name; at !== '.' && at !== ''; at = posix.dirname(at)) made.add(at);
+  };
+  // File writes run while the next entries are read, a bounded number at a time (one file's bytes each).
+  const writing = new Set<Promise<void>>();
+  let failed: unknown;
   let fileCount = 0;
   const unpack = tarExtract();
   unpack.on('entry', (header, stream, next) => {
@@ -58,26 +71,36 @@ export async function extractWorkspace(archive: string, target: string): Promise
       } else next();
     };
     void (async () => {
+      if (failed !== undefined) throw failed;
       const name = safeName(header.name);
       const under = links.find((link) => isUnder(name, link.name));
       if (under !== undefined) {
         throw new UnsafeArchiveError(`entry ${name} is under the symlink ${under.name}`);
       }
-      const path = join(target, ...name.split('/'));
       switch (header.type) {
         case 'directory':
-          await mkdir(path, { recursive: true, mode: 0o755 });
           stream.resume();
+          await makeDir(name);
           return;
         case 'file':
         case 'contiguous-file': {
-          await mkdir(dirname(path), { recursive: true, mode: 0o755 });
           const chunks: Buffer[] = [];
           for await (const chunk of stream) chunks.push(chunk as Buffer);
-          // `wx`: never through an existing file or link (a duplicate entry is refused).
-          await writeFile(path, Buffer.concat(chunks), { flag: 'wx', mode: 0o600 });
-          await chmod(path, ((header.mode ?? 0o644) & 0o111) !== 0 ? 0o755 : 0o644);
+          await makeDir(posix.dirname(name));
+          // `wx`: never through an existing file or link (a duplicate entry is refused). The mode is masked
+          // by the server's umask: the copy is private to its user, who runs the job.
+          const mode = ((header.mode ?? 0o644) & 0o111) !== 0 ? 0o755 : 0o644;
+          const write = writeFile(join(target, ...name.split('/')), Buffer.concat(chunks), {
+            flag: 'wx',
+            mode,
+          })
+            .catch((error: unknown) => {
+              failed ??= error;
+            })
+            .finally(() => writing.delete(write));
+          writing.add(write);
           fileCount++;
+          if (writing.size >= PARALLEL_WRITES) await Promise.race(writing);
           return;
         }
         case 'symlink': {
@@ -98,14 +121,18 @@ export async function extractWorkspace(archive: string, target: string): Promise
   try {
     await pipeline(createReadStream(archive), createGunzip(), unpack);
   } catch (error) {
+    await Promise.all(writing);
     if (error instanceof UnsafeArchiveError) throw error;
+    if (failed !== undefined && error === failed) throw error;
     throw new UnsafeArchiveError(`the archive is not a readable tar.gz: ${(error as Error).message}`);
   }
+  await Promise.all(writing);
+  if (failed !== undefined) throw failed;
   for (const link of links) {
     const path = join(target, ...link.name.split('/'));
     const rel = relative(target, path);
     if (rel.startsWith(`..${sep}`)) throw new UnsafeArchiveError(`symlink ${link.name} is outside`);
-    await mkdir(dirname(path), { recursive: true, mode: 0o755 });
+    await makeDir(posix.dirname(link.name));
     await symlink(link.linkname, path);
   }
   return { fileCount };
