@@ -4,6 +4,7 @@ import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
 import { HEADERS } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
+import { withWorkspace } from '../shared/run-workspace.js';
 import { handleView } from '../shared/views.js';
 
 /** Time kept after the submission deadline to write the outcome and answer (ms). */
@@ -12,16 +13,17 @@ const SUBMISSION_DEADLINE_MARGIN_MS = 3000;
 const MAX_SUBMISSION_MS = 25_000;
 
 export const handler = apiHandler({ operation: 'Run', body: true }, async (req, context) => {
-  const request = parseRunRequest(req.body);
   const { 'Idempotency-Key': key } = parseParams(HEADERS.Run, (name) => req.header(name.toLowerCase()), {
     keepEmpty: true,
   });
+  const { request, workspace } = await withWorkspace(parseRunRequest(req.body), req.owner, key);
   // Answer before API Gateway's 29 s limit: a submission still in flight at the deadline answers 503
   // SubmissionOutcomeUnknown with the handle. The idempotency lease ends when Lambda stops this invocation.
   const now = Date.now();
   const remaining = context.getRemainingTimeInMillis();
   const ctx = {
     owner: req.owner,
+    ...(workspace === undefined ? {} : { workspace }),
     deadline: now + Math.min(remaining - SUBMISSION_DEADLINE_MARGIN_MS, MAX_SUBMISSION_MS),
     leaseUntil: now + remaining,
   };

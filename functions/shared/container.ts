@@ -19,7 +19,11 @@ import {
   type AppStateChangePublisher,
   type RecordChanges,
 } from '../../lib/runner/index.js';
-import { type HostAccessPolicy, UnknownSchedulerError } from '../../lib/specs/index.js';
+import {
+  type HostAccessPolicy,
+  UnknownSchedulerError,
+  type WorkspaceSummary,
+} from '../../lib/specs/index.js';
 import { DynamoAppRecordStore, newDynamoDbClient } from '../../lib/store/index.js';
 import { type FunctionConfig, type LocalSettings, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
@@ -57,6 +61,14 @@ export interface LocalModeHooks {
    * stack) such a request is answered at once.
    */
   recordChanges?: RecordChanges;
+  /**
+   * The server's workspace archives (local mode): `prepare` unpacks the archive `sha256` for one run (the
+   * same `runKey` gives the same copy) or throws a ValidationError naming `workspace.sha256`. Without it (the
+   * deployed stack) a run request with a workspace is refused.
+   */
+  workspaces?: {
+    prepare(sha256: string, runKey: string): Promise<WorkspaceSummary & { dir: string }>;
+  };
 }
 
 /** Any AWS SDK client the container creates. */

@@ -41,6 +41,7 @@ export function detailView(record: AppRecord) {
     history: record.history.map((h) => ({ ...h, time: iso(h.time) })),
     revision: recordRevision(record),
   };
+  if (record.workspace !== undefined) view.workspace = record.workspace;
   if (record.historyElided !== undefined) view.historyElided = record.historyElided;
   if (record.cancelRequestedAt !== undefined) view.cancelRequestedAt = iso(record.cancelRequestedAt);
   return view;

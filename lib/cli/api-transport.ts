@@ -9,7 +9,7 @@
  */
 import { backoffDelay } from '../specs/backoff.js';
 import { apiErrorFrom } from './answer-errors.js';
-import { ApiError, type CliError, EndpointUnreachableError } from './errors.js';
+import { ApiError, type CliError, EndpointUnreachableError, UsageError } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
 import { findOwnSocket, type OwnSocket } from './local-socket.js';
 import {
@@ -54,7 +54,10 @@ export interface TxsClientOptions {
 /** Options of one request. */
 export interface RequestOptions {
   query?: Record<string, string | number | boolean | readonly string[] | undefined>;
+  /** Sent as JSON. */
   body?: unknown;
+  /** Sent as is, as `application/octet-stream`, instead of a JSON `body` (a workspace archive). */
+  bytes?: Uint8Array;
   headers?: Record<string, string>;
   /** The handle the request is about, for "unknown app" messages. */
   handle?: string;
@@ -112,10 +115,12 @@ export class ApiTransport {
     options: RequestOptions = {},
   ): Promise<{ value: T; header: (name: string) => string | undefined }> {
     const url = this.urlOf(path, options.query);
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const body = options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const baseHeaders: Record<string, string> = {
       accept: 'application/json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(body === undefined
+        ? {}
+        : { 'content-type': options.bytes === undefined ? 'application/json' : 'application/octet-stream' }),
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
@@ -142,7 +147,7 @@ export class ApiTransport {
     method: string,
     url: URL,
     baseHeaders: Record<string, string>,
-    body: string | undefined,
+    body: string | Uint8Array | undefined,
     handle: string | undefined,
     signal: AbortSignal | undefined,
     socketPath: string | undefined,
@@ -152,6 +157,17 @@ export class ApiTransport {
   > {
     let headers = baseHeaders;
     if (this.options.signer) {
+      if (body instanceof Uint8Array) {
+        // Byte bodies are workspace archives, which only the local server takes (docs/workspaces.md).
+        return {
+          ok: false,
+          retryable: false,
+          error: new UsageError(
+            `${this.endpoint} is a deployed endpoint, which does not take workspaces yet`,
+            'run against the local server, or without a workspace (--workspace "")',
+          ),
+        };
+      }
       try {
         headers = await this.options.signer.sign({
           method,

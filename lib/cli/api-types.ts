@@ -24,9 +24,13 @@ export type {
 } from '../specs/index.js';
 
 /** Body of `POST /v1/apps` and `POST /v1/dryrun`. */
-export type RunRequestBody =
+export type RunRequestBody = (
   | { scheduler: string; cfg?: Cfg; session?: string; app: AppDef }
-  | { scheduler: string; cfg?: Cfg; session?: string; component: string; args: string[] };
+  | { scheduler: string; cfg?: Cfg; session?: string; component: string; args: string[] }
+) & {
+  /** The uploaded workspace archive the replicas start in. */
+  workspace?: { sha256: string };
+};
 
 /** Query of `GET /v1/apps`. */
 export interface ListAppsQuery {

@@ -23,7 +23,7 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from './api-types.js';
-import { UsageError } from './errors.js';
+import { ApiError, UsageError } from './errors.js';
 import type { OwnSocket } from './local-socket.js';
 import { NEW_LINK_PATH } from './local-token.js';
 
@@ -78,6 +78,22 @@ export class TxsClient {
       body,
       headers: { 'idempotency-key': idempotencyKey },
     });
+  }
+
+  /**
+   * The local server's `HEAD /v1/workspaces/{sha256}`, then `PUT` of the archive only when the server does
+   * not hold it. Resolves true when the archive was sent.
+   */
+  async uploadWorkspace(sha256: string, read: () => Promise<Uint8Array>): Promise<boolean> {
+    const path = `/v1/workspaces/${sha256}`;
+    try {
+      await this.request('HEAD', path);
+      return false;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+    }
+    await this.request('PUT', path, { bytes: await read() });
+    return true;
   }
 
   /** `GET /v1/apps`: one page of the caller's apps, newest first. */

@@ -17,7 +17,8 @@ export interface HttpExchange {
   url: URL;
   /** Lower-case header names. */
   headers: Record<string, string>;
-  body?: string;
+  /** The body: JSON text, or bytes (a workspace archive). */
+  body?: string | Uint8Array;
   /** The whole exchange (connect, send, read the answer) must end within this many ms. */
   timeoutMs: number;
   /** Aborts the exchange (the request is destroyed; the promise rejects with an `AbortError`). */

@@ -3,8 +3,9 @@
  * link is exchanged for its session cookie; then {@link LocalAccess} admits or refuses the caller (Host and
  * Origin, the own socket, the peer's OS user, the token or the session cookie); the path is refused when it
  * has `.`/`..` segments; the dashboard's own paths (a new link, logout, the page and its files) are answered
- * here; everything else goes over the {@link LambdaBridge} to the route's function. A thrown error becomes a
- * 500 `InternalError` (and a console line), never a dropped connection.
+ * here, then the server's own streamed routes (`ownRoutes`: workspace uploads); everything else goes over
+ * the {@link LambdaBridge} to the route's function. A thrown error becomes a 500 `InternalError` (and a
+ * console line), never a dropped connection.
  *
  * @module
  */
@@ -51,6 +52,7 @@ export function admittingHandler(
   gate: () => Gate,
   bridge: LambdaBridge,
   log: (line: string) => void,
+  ownRoutes?: (req: IncomingMessage, res: ServerResponse, path: string) => Promise<boolean>,
 ): RequestHandler {
   return async (req, res, viaOwnSocket) => {
     try {
@@ -98,6 +100,11 @@ export function admittingHandler(
       // The dashboard (`/`, `/ui/*`), admitted by the same rule as the API.
       if (await serveUi(req.method ?? 'GET', path, res)) {
         req.resume();
+        return;
+      }
+      // Routes whose bodies are streamed to disk rather than through a handler (workspace archives).
+      if (ownRoutes !== undefined && (await ownRoutes(req, res, path))) {
+        log(`${req.method} ${path} -> ${res.statusCode}`);
         return;
       }
       await bridge(req, res, path);

@@ -32,6 +32,7 @@ import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
 import { RecordWatch } from './record-watch.js';
 import { startTimers } from './timers.js';
+import { WorkspaceArchives } from './workspace-archives.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -193,6 +194,7 @@ async function serve(
   const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
+  const workspaces = new WorkspaceArchives(dataDir);
   configureLocalMode({
     settings: {
       tableName: LOCAL_TABLE_NAME,
@@ -207,6 +209,7 @@ async function serve(
     wrapRecordStore: (runnerStore, records) =>
       watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
     recordChanges: watch,
+    workspaces,
     emitEvent: (event) => bus.emit(event),
     publisher: {
       publish: async (event: AppStateChangeEvent) => {
@@ -220,7 +223,12 @@ async function serve(
   const token = randomBytes(32).toString('base64url');
   // Set right after listening, before any connection can be handled.
   let gate!: Gate;
-  const handle = admittingHandler(() => gate, lambdaBridge(root, userInfo().username, log), log);
+  const handle = admittingHandler(
+    () => gate,
+    lambdaBridge(root, userInfo().username, log),
+    log,
+    (req, res, path) => workspaces.serve(req, res, path),
+  );
   const server: Server = createServer((req, res) => handle(req, res, false));
   // Recovery first: statuses are right from the first request, and replicas still running are adopted.
   undo.push(async () => {

@@ -25,6 +25,7 @@ import {
   type RunRequest,
   sleep,
   TxsError,
+  type WorkspaceSummary,
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
 import { SubmissionOutcomeUnknownError, WaitTimeoutError } from './errors.js';
@@ -78,6 +79,8 @@ export interface RequestContext {
   deadline?: number;
   /** Epoch ms when this request's process is stopped at the latest (its idempotency lease ends then). */
   leaseUntil?: number;
+  /** The workspace archive the app runs in, recorded next to its image. */
+  workspace?: WorkspaceSummary;
 }
 
 /** What `run` returns. */
@@ -200,6 +203,7 @@ export class Runner extends Planner {
       lastEventTime: createdAt,
     };
     if (ctx.idempotencyKey !== undefined) record.idempotencyKey = ctx.idempotencyKey;
+    if (ctx.workspace !== undefined) record.workspace = ctx.workspace;
     return record;
   }
 

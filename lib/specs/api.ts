@@ -188,6 +188,13 @@ export const appStatusSchema = z.object({
   attemptOutcomes: z.optional(z.array(attemptOutcomeSchema)),
 });
 
+/** A workspace archive: its SHA-256 (its name), bytes and regular files. */
+export const workspaceSummarySchema = z.object({
+  sha256: z.string(),
+  size: z.number(),
+  fileCount: z.number(),
+});
+
 /** `GET /v1/apps/{scheduler}/{appId}` → 200. */
 export const appResponseSchema = z.object({
   ...handleFields,
@@ -198,6 +205,8 @@ export const appResponseSchema = z.object({
   status: appStatusSchema,
   app: appDefSchema,
   cfg: z.optional(cfgSchema),
+  /** The workspace archive the app's replicas start in (`txs run --workspace`); absent: none. */
+  workspace: z.optional(workspaceSummarySchema),
   history: z.optional(z.array(historyEntrySchema)),
   /** History entries left out between the first and the newest ones (records are bounded). */
   historyElided: z.optional(z.number()),

@@ -65,6 +65,16 @@ export const MAX_HISTORY = 50;
 /** History entries kept from the start of a record's history once it is longer than {@link MAX_HISTORY}. */
 export const HISTORY_HEAD = 5;
 
+/** The workspace archive an app runs in (`txs run --workspace`): its content address, size and files. */
+export interface WorkspaceSummary {
+  /** SHA-256 (hex) of the archive's bytes. */
+  sha256: string;
+  /** Bytes of the archive. */
+  size: number;
+  /** Regular files in the archive. */
+  fileCount: number;
+}
+
 /** The record the store keeps for one app handle. */
 export interface AppRecord {
   handle: AppHandle;
@@ -79,6 +89,8 @@ export interface AppRecord {
   name: string;
   app: AppDef;
   cfg: Cfg;
+  /** The workspace the app's replicas start in, next to its image (absent: none was given). */
+  workspace?: WorkspaceSummary;
   state: AppState;
   reason?: string;
   /** The scheduler's reason for the current state and since when (absent: it gave none). */

@@ -144,6 +144,24 @@ const cfgValue = z.union([
 /** A run configuration: option name → value (`cfg` of requests and responses). */
 export const cfgSchema = z.record(safeKey, cfgValue);
 
+/** The pattern of a workspace archive's content address: its SHA-256, 64 lowercase hex digits. */
+export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
+
+/** The schedulers that take a workspace today (local_cwd, on the local server: docs/workspaces.md). */
+export const WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd'];
+
+/** A run request's workspace: the archive uploaded to `PUT /v1/workspaces/{sha256}`, named by its hash. */
+export const workspaceRefSchema = z.strictObject({
+  sha256: z
+    .string()
+    .check(
+      z.regex(
+        WORKSPACE_SHA256_PATTERN,
+        'must be the SHA-256 of the uploaded archive: 64 lowercase hex digits',
+      ),
+    ),
+});
+
 /** Body of `POST /v1/apps` and `POST /v1/dryrun`: an AppDef or a builtin component with its arguments. */
 export const runRequestSchema = z.strictObject({
   scheduler: name,
@@ -152,15 +170,20 @@ export const runRequestSchema = z.strictObject({
   app: z.optional(appDefSchema),
   component: z.optional(name),
   args: z.optional(z.array(text).check(z.maxLength(MAX_LIST_ITEMS))),
+  workspace: z.optional(workspaceRefSchema),
 });
 
 /** The JSON form of an AppDef accepted by the API (before defaults are applied). */
 export type AppDefInput = z.input<typeof appDefSchema>;
 
 /** A validated run/dryrun request: either an AppDef or a builtin component with its CLI arguments. */
-export type RunRequest =
+export type RunRequest = (
   | { scheduler: string; session?: string; cfg: Cfg; app: AppDef; component?: undefined; args?: undefined }
-  | { scheduler: string; session?: string; cfg: Cfg; app?: undefined; component: string; args: string[] };
+  | { scheduler: string; session?: string; cfg: Cfg; app?: undefined; component: string; args: string[] }
+) & {
+  /** The workspace archive the replicas start in (local_cwd only, for now). */
+  workspace?: { sha256: string };
+};
 
 const CAMEL_HINTS: Readonly<Record<string, string>> = {
   num_replicas: 'numReplicas',
@@ -411,7 +434,7 @@ export function parseRunRequest(input: unknown): RunRequest {
   checkStructure(input, '', 0, 'request');
   const result = z.safeParse(runRequestSchema, input, { reportInput: true });
   if (!result.success) failWith(toFieldIssues(result.error.issues, ''), 'request');
-  const { scheduler, session, cfg = {}, app, component, args } = result.data;
+  const { scheduler, session, cfg = {}, app, component, args, workspace } = result.data;
   if (app !== undefined && component !== undefined) {
     failWith([{ path: 'component', message: 'give either "app" or "component", not both' }], 'request');
   }
@@ -432,8 +455,12 @@ export function parseRunRequest(input: unknown): RunRequest {
       'request',
     );
   }
-  const common =
-    session === undefined ? { scheduler, cfg: cfg as Cfg } : { scheduler, session, cfg: cfg as Cfg };
+  const common = {
+    scheduler,
+    cfg: cfg as Cfg,
+    ...(session === undefined ? {} : { session }),
+    ...(workspace === undefined ? {} : { workspace: { sha256: workspace.sha256 } }),
+  };
   if (app !== undefined) return { ...common, app: toAppDef(app, 'app') };
   return { ...common, component: component as string, args: args ?? [] };
 }

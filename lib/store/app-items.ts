@@ -24,6 +24,7 @@ const RECORD_FIELDS = Object.keys({
   name: true,
   app: true,
   cfg: true,
+  workspace: true,
   state: true,
   reason: true,
   stateReason: true,

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { formatYaml } from '../format.js';
+import { formatWorkspaceLine, formatYaml } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `describe` to `program`. */
@@ -15,6 +15,10 @@ export function registerDescribe(program: Command, invocation: Invocation): void
     const client = await invocation.client(options);
     const app = await client.getApp(handle);
     if (options.json) invocation.json(app);
-    else invocation.out(await formatYaml(app.app));
+    else {
+      invocation.out(await formatYaml(app.app));
+      // A YAML comment: the output stays the AppDef that `txs run --app` reads back.
+      if (app.workspace) invocation.out(`# ${formatWorkspaceLine(app.workspace)}`);
+    }
   });
 }

@@ -34,6 +34,7 @@ async function withCallerContext(
   scheduler: string,
   client: TxsClient,
   invocation: Invocation,
+  hasWorkspace: boolean,
 ): Promise<Cfg | undefined> {
   if (scheduler !== LOCAL_CWD && cfg?.env === undefined) return cfg;
   const own = await client.ownServer();
@@ -54,7 +55,9 @@ async function withCallerContext(
   if (scheduler !== LOCAL_CWD) return cfg;
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(invocation.io.env)) if (value !== undefined) env[name] = value;
-  return { ...cfg, cwd: cfg?.cwd ?? invocation.io.cwd, env: cfg?.env ?? env };
+  // With a workspace, the replicas start in the server's copy of it, not here.
+  const cwd = cfg?.cwd ?? (hasWorkspace ? undefined : invocation.io.cwd);
+  return { ...cfg, ...(cwd === undefined ? {} : { cwd }), env: cfg?.env ?? env };
 }
 
 interface RunOptions extends CommonOptions {
@@ -66,6 +69,7 @@ interface RunOptions extends CommonOptions {
   wait?: boolean;
   log?: boolean;
   idempotencyKey?: string;
+  workspace?: string;
 }
 
 const RUN_VALUE_OPTIONS = new Set([
@@ -78,6 +82,7 @@ const RUN_VALUE_OPTIONS = new Set([
   '--profile',
   '--region',
   '--idempotency-key',
+  '--workspace',
 ]);
 const CFG_SPELLINGS = ['-cfg', '--scheduler_args', '--scheduler-args'];
 
@@ -135,6 +140,10 @@ export function registerRun(program: Command, invocation: Invocation): void {
       .option('--wait', 'wait for the app to finish; exit 0 only if it SUCCEEDED')
       .option('--log', 'stream the logs of every replica while waiting (implies --wait)')
       .option('--idempotency-key <key>', 'submit at most once for this key (default: a fresh key per run)')
+      .option(
+        '--workspace <dir>',
+        'run in a snapshot of this directory, uploaded once by content (local_cwd only; default: none, "" for none)',
+      )
       .argument('[component]', 'builtin component, e.g. utils.echo, dist.ddp (see `txs builtins`)')
       .argument('[args...]', 'arguments of the component')
       .passThroughOptions(),
@@ -230,7 +239,15 @@ async function runCommand(
       warn: (message) => invocation.warn(message),
     });
   }
-  cfg = await withCallerContext(cfg, scheduler, client, invocation);
+  // TorchX's `--workspace ""` means none; the snapshot is opt-in (docs/workspaces.md).
+  const workspaceDir = options.workspace === '' ? undefined : options.workspace;
+  const shipping = workspaceDir === undefined ? undefined : await import('./run-workspace.js');
+  shipping?.checkWorkspaceScheduler(scheduler);
+  cfg = await withCallerContext(cfg, scheduler, client, invocation, workspaceDir !== undefined);
+  const packed =
+    shipping === undefined || workspaceDir === undefined
+      ? undefined
+      : await shipping.packForRun(invocation, workspaceDir);
   const common = {
     scheduler,
     ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),
@@ -240,11 +257,27 @@ async function runCommand(
     app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
 
   if (options.dryrun) {
+    // The dry run shows the archive a run would upload; nothing is uploaded.
     const dryrun = await client.dryrun(body);
     for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
-    if (options.json) invocation.json(dryrun);
-    else invocation.out(await formatDryRun(dryrun));
+    if (options.json) {
+      invocation.json(
+        packed === undefined
+          ? dryrun
+          : {
+              ...dryrun,
+              workspace: { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount },
+            },
+      );
+    } else {
+      invocation.out(await formatDryRun(dryrun));
+      if (packed !== undefined && shipping !== undefined) invocation.out(shipping.describePacked(packed));
+    }
     return ExitCode.OK;
+  }
+  if (packed !== undefined && shipping !== undefined) {
+    await shipping.shipWorkspace(invocation, client, packed);
+    body.workspace = { sha256: packed.sha256 };
   }
 
   // node:crypto loads only for a real run (~4 ms of start-up a dry run does not need).

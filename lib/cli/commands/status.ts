@@ -4,7 +4,7 @@
  * @module
  */
 import type { Command } from 'commander';
-import { formatStatus } from '../format.js';
+import { formatStatus, formatWorkspaceLine } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `status` to `program`. */
@@ -26,6 +26,7 @@ export function registerStatus(program: Command, invocation: Invocation): void {
         .map((r) => r.trim())
         .filter((r) => r !== '');
       invocation.out(formatStatus(app, roles));
+      if (app.workspace) invocation.out(formatWorkspaceLine(app.workspace));
     }
   });
 }

@@ -1,0 +1,263 @@
+/**
+ * End to end: `txs run --workspace DIR` against the real local server (local_cwd, in-memory store): the CLI
+ * packs the directory, uploads it once by content, and the job runs in the server's own copy of it.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import type { LocalServer } from '../../lib/local/server.js';
+import { validateResponses } from '../helpers/openapi-validator.js';
+
+let server: LocalServer;
+let dataDir: string;
+let home: string;
+/** Every request the CLI sent, as `METHOD path`. */
+const sent: string[] = [];
+
+const { transport: validating } = validateResponses(() => server?.url);
+
+beforeAll(async () => {
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+  dataDir = await mkdtemp(join(tmpdir(), 'txs-workspace-e2e-'));
+  home = join(dataDir, 'home');
+  await mkdir(home);
+  const { startLocalServer } = await import('../../lib/local/server.js');
+  server = await startLocalServer({
+    port: 0,
+    dataDir: join(dataDir, 'server'),
+    inMemory: true,
+    reconcileEveryMs: 0,
+    tokenFile: join(dataDir, 'run', 'server.token'),
+  });
+});
+
+afterAll(async () => {
+  await server?.close();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIO = {
+    stdout: {
+      write: (t) => {
+        out += t;
+      },
+      isTTY: false,
+    },
+    stderr: {
+      write: (t) => {
+        err += t;
+      },
+      isTTY: false,
+    },
+    env: {
+      TXS_ENDPOINT: server.url,
+      TXS_USER: 'workspace-e2e',
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      TXS_LOCAL_TOKEN_FILE: server.tokenFile,
+    },
+    cwd: dataDir,
+    homeDir: home,
+    readFile: async () => {
+      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
+    },
+    readStdin: async () => '',
+    now: () => Date.now(),
+    sleep: async (ms, signal) => {
+      await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
+    },
+    onInterrupt: () => () => undefined,
+    transport: async (exchange) => {
+      sent.push(`${exchange.method} ${exchange.url.pathname}`);
+      return validating(exchange);
+    },
+  };
+  const code = await main(args, io);
+  return { code, out, err };
+}
+
+/** A new source directory holding `files`. */
+async function sourceDir(name: string, files: Record<string, string>): Promise<string> {
+  const dir = join(dataDir, name);
+  await mkdir(dir);
+  for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
+  return dir;
+}
+
+/** A raw request to the server with its token (as any client of the same user). */
+function api(
+  method: string,
+  path: string,
+  init: { body?: Uint8Array | string; headers?: Record<string, string> } = {},
+) {
+  return fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${server.token}`, ...init.headers },
+    ...(init.body === undefined ? {} : { body: init.body }),
+  });
+}
+
+/** The archives the server holds. */
+async function storedArchives(): Promise<string[]> {
+  return readdir(join(server.dataDir, 'workspaces', 'archives')).catch(() => []);
+}
+
+describe('txs run --workspace (local_cwd)', () => {
+  it('runs the job in a snapshot of the directory: an edit after submitting is not seen, and describe and status name the archive', async () => {
+    const src = await sourceDir('snapshot', { 'data.txt': 'original\n' });
+    const go = join(dataDir, 'go-snapshot');
+    // The job waits until the test has edited the source, then reads its own copy.
+    const script = `while [ ! -f ${go} ]; do sleep 0.05; done; cat data.txt`;
+    const run = await txs('run', '--workspace', src, 'utils.sh', 'sh', '-c', script);
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    const handle = run.out.trim();
+    await writeFile(join(src, 'data.txt'), 'edited after submitting\n');
+    await writeFile(go, '');
+    const waited = await txs('wait', handle);
+    expect(waited.code, waited.err).toBe(ExitCode.OK);
+    expect((await txs('log', handle)).out).toBe('original\n');
+
+    const described = await txs('describe', '--json', handle);
+    const app = JSON.parse(described.out) as {
+      workspace: { sha256: string; size: number; fileCount: number };
+    };
+    expect(app.workspace.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(app.workspace.fileCount).toBe(1);
+    expect(await storedArchives()).toContain(`${app.workspace.sha256}.tar.gz`);
+    expect((await txs('describe', handle)).out).toContain(`# workspace: ${app.workspace.sha256} (1 file,`);
+    expect((await txs('status', handle)).out).toContain(`workspace: ${app.workspace.sha256}`);
+  });
+
+  it('uploads nothing when the server already holds the archive', async () => {
+    const src = await sourceDir('twice', { 'run.sh': 'echo twice\n' });
+    const first = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
+    expect(first.code, first.err).toBe(ExitCode.OK);
+    expect(first.err).toContain('uploaded workspace');
+    sent.length = 0;
+    const second = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
+    expect(second.code, second.err).toBe(ExitCode.OK);
+    expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
+    expect(sent.some((request) => request.startsWith('HEAD /v1/workspaces/'))).toBe(true);
+    expect((await txs('log', second.out.trim())).out).toBe('twice\n');
+  });
+
+  it('shows the archive in a dry run and uploads nothing', async () => {
+    const src = await sourceDir('dry', { 'big.bin': 'x'.repeat(5000), 'small.txt': 'y' });
+    sent.length = 0;
+    const dry = await txs('run', '--dryrun', '--workspace', src, 'utils.sh', 'true');
+    expect(dry.code, dry.err).toBe(ExitCode.OK);
+    expect(dry.out).toMatch(/workspace: [0-9a-f]{64}\n {2}2 files/);
+    expect(dry.out).toMatch(/largest:\n +4\.9 KiB {2}big\.bin/);
+    expect(sent.filter((request) => !request.startsWith('POST /v1/dryrun'))).toEqual([]);
+  });
+
+  it('takes --workspace "" as none, as TorchX does: the job runs in the caller\'s directory and nothing is sent', async () => {
+    sent.length = 0;
+    const run = await txs('run', '--wait', '--workspace', '', 'utils.sh', 'pwd');
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    expect((await txs('log', run.out.trim())).out).toBe(`${dataDir}\n`);
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+  });
+
+  it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
+    const run = await txs('run', '-s', 'aws_batch', '--workspace', join(dataDir, 'missing'), 'utils.echo');
+    expect(run.code).toBe(ExitCode.USAGE);
+    expect(run.err).toContain('the aws_batch scheduler cannot take a workspace yet');
+  });
+});
+
+describe('PUT /v1/workspaces/{sha256}', () => {
+  it('refuses a body whose SHA-256 is not the one named, with 400 naming the checksum, and stores nothing', async () => {
+    const before = await storedArchives();
+    const body = new TextEncoder().encode('not what the name says');
+    const wrong = createHash('sha256').update('something else').digest('hex');
+    const answer = await api('PUT', `/v1/workspaces/${wrong}`, { body });
+    expect(answer.status).toBe(400);
+    const error = ((await answer.json()) as { error: { code: string; details: Array<{ path: string }> } })
+      .error;
+    expect(error.code).toBe('ChecksumMismatch');
+    expect(error.details[0]?.path).toBe('checksum');
+    expect(await storedArchives()).toEqual(before);
+    expect((await api('HEAD', `/v1/workspaces/${wrong}`)).status).toBe(404);
+  });
+});
+
+describe('PUT /v1/workspaces/{sha256} without a length', () => {
+  it('answers 411 naming Content-Length to a chunked body, and stores nothing', async () => {
+    const before = await storedArchives();
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('chunked'));
+        controller.close();
+      },
+    });
+    const answer = await fetch(`${server.url}/v1/workspaces/${'d'.repeat(64)}`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${server.token}` },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(answer.status).toBe(411);
+    const error = ((await answer.json()) as { error: { details: Array<{ path: string }> } }).error;
+    expect(error.details[0]?.path).toBe('Content-Length');
+    expect(await storedArchives()).toEqual(before);
+  });
+});
+
+describe('POST /v1/apps with a workspace', () => {
+  it('refuses an archive the server does not hold with 400 naming workspace.sha256, and records nothing', async () => {
+    const unknown = 'a'.repeat(64);
+    const answer = await api('POST', '/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        scheduler: 'local_cwd',
+        component: 'utils.echo',
+        args: ['--msg', 'never'],
+        workspace: { sha256: unknown },
+      }),
+    });
+    expect(answer.status).toBe(400);
+    const error = ((await answer.json()) as { error: { message: string; details: Array<{ path: string }> } })
+      .error;
+    expect(error.details[0]?.path).toBe('workspace.sha256');
+    expect(error.message).toContain(`PUT /v1/workspaces/${unknown}`);
+    const list = (await (await api('GET', '/v1/apps?limit=100')).json()) as { apps: Array<{ name: string }> };
+    expect(list.apps.filter((a) => a.name === 'echo')).toEqual([]);
+  });
+
+  it('refuses cfg.cwd together with a workspace, naming cfg.cwd', async () => {
+    const answer = await api('POST', '/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        scheduler: 'local_cwd',
+        component: 'utils.echo',
+        cfg: { cwd: dataDir },
+        workspace: { sha256: 'c'.repeat(64) },
+      }),
+    });
+    expect(answer.status).toBe(400);
+    const error = ((await answer.json()) as { error: { details: Array<{ path: string }> } }).error;
+    expect(error.details[0]?.path).toBe('cfg.cwd');
+  });
+
+  it('refuses a workspace for a scheduler that cannot take one, naming the scheduler', async () => {
+    const answer = await api('POST', '/v1/apps', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        scheduler: 'slurm',
+        component: 'utils.echo',
+        workspace: { sha256: 'b'.repeat(64) },
+      }),
+    });
+    expect(answer.status).toBe(400);
+    expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
+      'the slurm scheduler cannot take a workspace yet',
+    );
+  });
+});
