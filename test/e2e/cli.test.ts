@@ -5,11 +5,11 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import { ExitCode } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { validateResponses } from '../helpers/openapi-validator.js';
+import { runTxs } from '../helpers/real-time-cli.js';
 
 let server: LocalServer;
 let dataDir: string;
@@ -37,45 +37,15 @@ afterAll(async () => {
 });
 
 /** Runs txs in-process against the local server, in real time, capturing its output. */
-async function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIO = {
-    stdout: {
-      write: (t) => {
-        out += t;
-      },
-      isTTY: false,
-    },
-    stderr: {
-      write: (t) => {
-        err += t;
-      },
-      isTTY: false,
-    },
-    // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found. It goes
-    // through the server's own socket, found beside its token file.
-    env: {
-      TXS_ENDPOINT: server.url,
-      TXS_USER: 'cli-e2e',
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      TXS_LOCAL_TOKEN_FILE: server.tokenFile,
-    },
+function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  // The caller's environment is the job's (as in TorchX): without PATH, echo would not be found. It goes
+  // through the server's own socket, found beside its token file.
+  return runTxs(args, {
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'cli-e2e', TXS_LOCAL_TOKEN_FILE: server.tokenFile },
     cwd: dataDir,
     homeDir: dataDir,
-    readFile: async () => {
-      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
-    },
-    readStdin: async () => '',
-    now: () => Date.now(),
-    sleep: async (ms, signal) => {
-      await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
-    },
-    onInterrupt: () => () => undefined,
     transport,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
+  });
 }
 
 describe('txs against the local server', () => {

@@ -12,11 +12,11 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { type AddressInfo, createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import { ExitCode } from '../../lib/cli/index.js';
 import { DataDirError } from '../../lib/local/private-files.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { runTxs } from '../helpers/real-time-cli.js';
 
 const SECRET = 'wJalrXUtnFEMI-K7MDENG-not-for-squatters';
 let root: string;
@@ -75,35 +75,8 @@ afterAll(async () => {
 });
 
 /** Runs txs in-process, in real time, with `env` as the caller's environment. */
-async function txs(env: Record<string, string>, ...args: string[]) {
-  let out = '';
-  let err = '';
-  const io: CliIO = {
-    stdout: {
-      write: (t) => {
-        out += t;
-      },
-      isTTY: false,
-    },
-    stderr: {
-      write: (t) => {
-        err += t;
-      },
-      isTTY: false,
-    },
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
-    cwd: root,
-    homeDir: root,
-    readFile: async () => {
-      throw Object.assign(new Error('no files here'), { code: 'ENOENT' });
-    },
-    readStdin: async () => '',
-    now: () => Date.now(),
-    sleep: (ms, signal) => delay(Math.min(ms, 100), undefined, signal === undefined ? {} : { signal }),
-    onInterrupt: () => () => undefined,
-  };
-  const code = await main(args, io);
-  return { code, out, err };
+function txs(env: Record<string, string>, ...args: string[]) {
+  return runTxs(args, { env, cwd: root, homeDir: root, maxSleepMs: 100 });
 }
 
 /** What the caller has: the endpoint by the name `localhost`, the token file's place, and a secret. */

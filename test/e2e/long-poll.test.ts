@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpTransport } from '../../lib/cli/http-transport.js';
-import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import { ExitCode } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { validateResponses } from '../helpers/openapi-validator.js';
+import { runTxs } from '../helpers/real-time-cli.js';
 
 let server: LocalServer;
 let dataDir: string;
@@ -43,8 +44,6 @@ async function txs(
   args: string[],
   onRequest: (url: URL) => void = () => undefined,
 ): Promise<{ code: number; out: string; err: string; statuses: StatusExchange[]; sleeps: number[] }> {
-  let out = '';
-  let err = '';
   const statuses: StatusExchange[] = [];
   const sleeps: number[] = [];
   const transport: HttpTransport = async (exchange) => {
@@ -61,34 +60,15 @@ async function txs(
     }
     return answer;
   };
-  const io: CliIO = {
-    stdout: {
-      write: (t) => {
-        out += t;
-      },
-      isTTY: false,
-    },
-    stderr: {
-      write: (t) => {
-        err += t;
-      },
-      isTTY: false,
-    },
-    env: { TXS_ENDPOINT: server.url, TXS_USER: 'long-poll-e2e', PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  const { code, out, err } = await runTxs(args, {
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'long-poll-e2e' },
     cwd: dataDir,
     homeDir: dataDir,
-    readFile: async () => {
-      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
-    },
-    readStdin: async () => '',
-    now: () => Date.now(),
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    onInterrupt: () => () => undefined,
     transport,
-  };
-  const code = await main(args, io);
+  });
   return { code, out, err, statuses, sleeps };
 }
 

@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliIO, ExitCode, main } from '../../lib/cli/index.js';
+import { ExitCode } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { validateResponses } from '../helpers/openapi-validator.js';
+import { runTxs } from '../helpers/real-time-cli.js';
 
 let server: LocalServer;
 let dataDir: string;
@@ -40,46 +40,16 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-async function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIO = {
-    stdout: {
-      write: (t) => {
-        out += t;
-      },
-      isTTY: false,
-    },
-    stderr: {
-      write: (t) => {
-        err += t;
-      },
-      isTTY: false,
-    },
-    env: {
-      TXS_ENDPOINT: server.url,
-      TXS_USER: 'workspace-e2e',
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      TXS_LOCAL_TOKEN_FILE: server.tokenFile,
-    },
+function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return runTxs(args, {
+    env: { TXS_ENDPOINT: server.url, TXS_USER: 'workspace-e2e', TXS_LOCAL_TOKEN_FILE: server.tokenFile },
     cwd: dataDir,
     homeDir: home,
-    readFile: async () => {
-      throw Object.assign(new Error('no files in this test'), { code: 'ENOENT' });
-    },
-    readStdin: async () => '',
-    now: () => Date.now(),
-    sleep: async (ms, signal) => {
-      await delay(Math.min(ms, 200), undefined, signal === undefined ? {} : { signal });
-    },
-    onInterrupt: () => () => undefined,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.pathname}`);
       return validating(exchange);
     },
-  };
-  const code = await main(args, io);
-  return { code, out, err };
+  });
 }
 
 /** A new source directory holding `files`. */
