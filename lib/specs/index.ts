@@ -15,6 +15,7 @@ export * from './canonical-json.js';
 export * from './clone.js';
 export * from './dryrun.js';
 export * from './errors.js';
+export * from './fnmatch.js';
 export * from './host-access.js';
 export * from './ids.js';
 export * from './macros.js';

@@ -22,7 +22,7 @@
 import { lstat, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
-import { compileFnmatch } from './fnmatch.js';
+import { compileFnmatch } from '../../specs/fnmatch.js';
 
 /** The ignore files an archive honours, by the tool they come from. */
 export const IGNORE_FILES = {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type AppDef, applyMacros, type Mount, makeUnique } from '../../specs/index.js';
+import { type AppDef, applyMacros, compileFnmatch, type Mount, makeUnique } from '../../specs/index.js';
 import { deviceMountsOf } from '../aws-batch/container.js';
 import { type ImagesToPush, withPushedImages } from '../images.js';
 import type { LocalDockerOpts } from './options.js';
@@ -45,45 +45,15 @@ export const DOCKER_TORCHX_VERSION = '0.8.0dev0';
  */
 export const NEVER_COPIED_ENV = /^(AWS_|TXS_)/;
 
-/**
- * Python's `fnmatch` pattern as a regular expression (`*`, `?`, `[seq]`, `[!seq]`; case-sensitive).
- *
- * @example
- * ```ts
- * fnmatchRegex('FOO_*').test('FOO_BAR'); // true
- * ```
- */
-export function fnmatchRegex(pattern: string): RegExp {
-  let out = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i] as string;
-    if (c === '*') out += '.*';
-    else if (c === '?') out += '.';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) {
-        out += '\\[';
-        continue;
-      }
-      let body = pattern.slice(i + 1, end).replaceAll('\\', '\\\\');
-      if (body.startsWith('!')) body = `^${body.slice(1)}`;
-      else if (body.startsWith('^')) body = `\\${body}`;
-      out += `[${body}]`;
-      i = end;
-    } else out += c.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-  }
-  return new RegExp(`^${out}$`, 's');
-}
-
 function baseEnv(
   cfg: LocalDockerOpts,
   hostEnv: Readonly<Record<string, string | undefined>>,
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pattern of cfg.copy_env ?? []) {
-    const regex = fnmatchRegex(pattern);
+    const matches = compileFnmatch(pattern);
     for (const [key, value] of Object.entries(hostEnv)) {
-      if (value !== undefined && regex.test(key) && !NEVER_COPIED_ENV.test(key)) env[key] = value;
+      if (value !== undefined && matches(key) && !NEVER_COPIED_ENV.test(key)) env[key] = value;
     }
   }
   return { ...env, ...(cfg.env ?? {}) };

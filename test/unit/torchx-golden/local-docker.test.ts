@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  containerStateOf,
-  fnmatchRegex,
-  LocalDockerScheduler,
-} from '../../../lib/schedulers/local-docker/index.js';
+import { containerStateOf, LocalDockerScheduler } from '../../../lib/schedulers/local-docker/index.js';
+import { compileFnmatch } from '../../../lib/specs/index.js';
 import { appOf, asTorchxRunOpts, golden, SUFFIX } from './cases.js';
 
 const fixture = golden<{ app_id: string; containers: unknown[] }>('local_docker');
@@ -59,12 +56,12 @@ describe('LocalDockerScheduler', () => {
   });
 
   it('matches copy_env patterns as Python fnmatch', () => {
-    expect(fnmatchRegex('FOO_?').test('FOO_A')).toBe(true);
-    expect(fnmatchRegex('FOO_?').test('FOO_AB')).toBe(false);
-    expect(fnmatchRegex('[!A]*').test('BAR')).toBe(true);
-    expect(fnmatchRegex('[!A]*').test('ABC')).toBe(false);
-    expect(fnmatchRegex('a.b').test('axb')).toBe(false);
-    expect(fnmatchRegex('[x').test('[x')).toBe(true);
+    expect(compileFnmatch('FOO_?')('FOO_A')).toBe(true);
+    expect(compileFnmatch('FOO_?')('FOO_AB')).toBe(false);
+    expect(compileFnmatch('[!A]*')('BAR')).toBe(true);
+    expect(compileFnmatch('[!A]*')('ABC')).toBe(false);
+    expect(compileFnmatch('a.b')('axb')).toBe(false);
+    expect(compileFnmatch('[x')('[x')).toBe(true);
   });
 
   it('refuses to run before anything is recorded, pointing to local_cwd', async () => {

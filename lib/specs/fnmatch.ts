@@ -1,6 +1,6 @@
 /**
  * Python's `fnmatch.fnmatch` on POSIX (case-sensitive), the matcher TorchX applies to `.torchxignore` and
- * `.dockerignore` lines. Unlike gitignore globs, `*` also matches `/`: `*.pyc` matches `a/b/c.pyc`.
+ * `.dockerignore` lines and to `local_docker`'s `copy_env` patterns. Unlike gitignore globs, `*` also matches `/`: `*.pyc` matches `a/b/c.pyc`.
  *
  * No npm package reproduces these semantics (picomatch, minimatch and micromatch all stop `*` at `/`), so
  * this is a port of `fnmatch.translate`'s rules: `*` any run of characters, `?` one character, `[seq]` and
