@@ -6,9 +6,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileFnmatch } from '../../../../lib/specs/fnmatch.js';
 import { TorchxIgnore } from '../../../../lib/cli/workspace/ignore-rules.js';
 import { walkWorkspace } from '../../../../lib/cli/workspace/walk.js';
+import { compileFnmatch } from '../../../../lib/specs/fnmatch.js';
 import { type TreeNode, treeDir, writeTree } from './tree.js';
 
 /** The files a walk keeps, sorted. */
