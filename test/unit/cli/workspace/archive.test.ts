@@ -7,7 +7,10 @@ import { spawnSync } from 'node:child_process';
 import { rmSync, symlinkSync } from 'node:fs';
 import { chmod, lstat, readdir, readFile, readlink, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { ESM_REQUIRE_BANNER } from '../../../../cdk/constructs/lambda-bundling.js';
 import { LARGEST_COUNT, packWorkspace } from '../../../../lib/cli/workspace/archive.js';
 import { WorkspaceError } from '../../../../lib/cli/workspace/errors.js';
 import type { PackProgress } from '../../../../lib/cli/workspace/progress.js';
@@ -248,19 +251,33 @@ async function packAsAnotherUser(
   const out = await tempDir('ws-nobody-');
   await chmodAll(out, 0o777);
   await chmodAll(root, 0o755);
+  // The packer as one self-contained file in `out`, so `nobody` needs no access to this checkout (which may
+  // sit in a directory only root can enter) and no TypeScript loader.
+  const packer = join(out, 'packer.mjs');
+  await build({
+    entryPoints: [fileURLToPath(new URL('../../../../lib/cli/workspace/archive.ts', import.meta.url))],
+    outfile: packer,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    // tar-stream's CommonJS requires Node's built-ins.
+    banner: { js: ESM_REQUIRE_BANNER },
+    logLevel: 'silent',
+  });
   const script = join(out, 'pack.mjs');
-  const archiveModule = new URL('../../../../lib/cli/workspace/archive.ts', import.meta.url).href;
   await writeFile(
     script,
-    `const { packWorkspace } = await import(${JSON.stringify(archiveModule)});
+    `const { packWorkspace } = await import('./packer.mjs');
 try { await packWorkspace(${JSON.stringify(root)}, { outDir: ${JSON.stringify(out)} }); console.log('{}'); }
 catch (e) { console.log(JSON.stringify({ problem: e.problem, path: e.path, message: e.message, hint: e.hint })); }`,
   );
-  const result = spawnSync(process.execPath, ['--import', 'tsx', script], {
+  await chmodAll(packer, 0o644);
+  await chmodAll(script, 0o644);
+  const result = spawnSync(process.execPath, [script], {
     uid: 65534,
     gid: 65534,
     encoding: 'utf8',
-    cwd: new URL('../../../..', import.meta.url).pathname,
+    cwd: out,
     env: { ...process.env, HOME: out, TMPDIR: out },
   });
   expect(result.stderr).toBe('');
