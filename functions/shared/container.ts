@@ -19,11 +19,7 @@ import {
   type AppStateChangePublisher,
   type RecordChanges,
 } from '../../lib/runner/index.js';
-import {
-  type HostAccessPolicy,
-  UnknownSchedulerError,
-  type WorkspaceSummary,
-} from '../../lib/specs/index.js';
+import { type HostAccessPolicy, type JobWorkspace, UnknownSchedulerError } from '../../lib/specs/index.js';
 import { DynamoAppRecordStore, newDynamoDbClient } from '../../lib/store/index.js';
 import { type FunctionConfig, type LocalSettings, readFunctionConfig } from './config.js';
 import { forgetDeploymentConfig } from './deployment-config.js';
@@ -67,7 +63,7 @@ export interface LocalModeHooks {
    * deployed stack) a run request with a workspace is refused.
    */
   workspaces?: {
-    prepare(sha256: string, runKey: string): Promise<WorkspaceSummary & { dir: string }>;
+    prepare(sha256: string, runKey: string): Promise<JobWorkspace & { dir: string }>;
   };
 }
 

@@ -6,10 +6,10 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
+  type JobWorkspace,
   type RunRequest,
   ValidationError,
   WORKSPACE_SCHEDULERS,
-  type WorkspaceSummary,
 } from '../../lib/specs/index.js';
 import { localModeHooks } from './container.js';
 
@@ -25,7 +25,7 @@ export async function withWorkspace(
   request: RunRequest,
   owner: string,
   idempotencyKey: string | undefined,
-): Promise<{ request: RunRequest; workspace?: WorkspaceSummary }> {
+): Promise<{ request: RunRequest; workspace?: JobWorkspace }> {
   const ref = request.workspace;
   if (ref === undefined) return { request };
   if (!WORKSPACE_SCHEDULERS.includes(request.scheduler)) {

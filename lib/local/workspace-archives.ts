@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { ValidationError, WORKSPACE_SHA256_PATTERN, type WorkspaceSummary } from '../specs/index.js';
+import { type JobWorkspace, ValidationError, WORKSPACE_SHA256_PATTERN } from '../specs/index.js';
 import { sendJson } from './lambda-bridge.js';
 import { extractWorkspace, UnsafeArchiveError } from './workspace-extract.js';
 
@@ -24,7 +24,7 @@ export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
 const ROUTE = /^\/v1\/workspaces\/([^/]*)$/;
 
 /** A workspace unpacked for one run: where, and what it is. */
-export interface PreparedWorkspace extends WorkspaceSummary {
+export interface PreparedWorkspace extends JobWorkspace {
   /** The directory the replicas start in. */
   dir: string;
 }
@@ -178,7 +178,7 @@ export class WorkspaceArchives {
     await mkdir(this.runs, { recursive: true, mode: 0o700 });
     if (await exists(dir)) {
       const { fileCount } = JSON.parse(await readFile(described, 'utf8')) as { fileCount: number };
-      return { sha256, size, fileCount, dir };
+      return { sha256, size, fileCount, archive: this.archivePath(sha256), dir };
     }
     const temp = join(this.runs, `.unpack-${randomBytes(8).toString('hex')}`);
     try {
@@ -192,7 +192,7 @@ export class WorkspaceArchives {
         if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
         await rm(temp, { recursive: true, force: true });
       }
-      return { sha256, size, fileCount, dir };
+      return { sha256, size, fileCount, archive: this.archivePath(sha256), dir };
     } catch (error) {
       await rm(temp, { recursive: true, force: true });
       if (error instanceof UnsafeArchiveError) {

@@ -17,6 +17,7 @@ import {
   DEFAULT_SESSION,
   type HostAccessPolicy,
   type HostAccessSettingNames,
+  type JobWorkspace,
   MAX_REPLICAS,
   MISSING,
   macros,
@@ -135,8 +136,9 @@ export class Planner {
     cfg: Cfg = {},
     session = this.sessionName,
     owner?: string,
+    workspace?: JobWorkspace,
   ): AppDryRunInfo {
-    return this.dryrunOwned(cloneAppDef(app), scheduler, cfg, session, owner);
+    return this.dryrunOwned(cloneAppDef(app), scheduler, cfg, session, owner, workspace);
   }
 
   /** {@link dryrun} of an app this Planner owns (a copy, or a component it just materialized): changed in place. */
@@ -146,6 +148,7 @@ export class Planner {
     cfg: Cfg,
     session: string,
     owner: string | undefined,
+    workspace: JobWorkspace | undefined,
   ): AppDryRunInfo {
     const sched = this.schedulers.get(scheduler);
     if (prepared.roles.length === 0) {
@@ -185,7 +188,7 @@ export class Planner {
     // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
     // anyway (and warned about): drop it so its values are neither recorded nor echoed.
     for (const key of SECRET_CFG_KEYS) if (opts.get(key) === undefined) delete resolved[key];
-    return sched.validatedDryrun(prepared, resolved);
+    return sched.validatedDryrun(prepared, resolved, workspace);
   }
 
   /** Materializes a builtin component from CLI-style arguments and dry-runs it. */
@@ -197,6 +200,7 @@ export class Planner {
     session = this.sessionName,
     componentContext: ComponentContext = {},
     owner?: string,
+    workspace?: JobWorkspace,
   ): AppDryRunInfo {
     this.schedulers.get(scheduler);
     // A freshly materialized app belongs to no one else: no copy needed.
@@ -206,18 +210,23 @@ export class Planner {
       cfg,
       session,
       owner,
+      workspace,
     );
   }
 
-  /** Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`. */
+  /**
+   * Dry-runs a validated HTTP run request (an AppDef or a component) for `owner`, with the workspace its
+   * `workspace` reference was resolved to (the scheduler's request then fetches the archive).
+   */
   dryrunRequest(
     request: RunRequest,
     owner?: string,
+    workspace?: JobWorkspace,
     componentContext: ComponentContext = callerContextOf(request.cfg),
   ): AppDryRunInfo {
     const session = request.session ?? this.sessionName;
     return request.app !== undefined
-      ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner)
+      ? this.dryrun(request.app, request.scheduler, request.cfg, session, owner, workspace)
       : this.dryrunComponent(
           request.component,
           request.args,
@@ -226,6 +235,7 @@ export class Planner {
           session,
           componentContext,
           owner,
+          workspace,
         );
   }
 

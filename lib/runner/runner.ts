@@ -19,13 +19,13 @@ import {
   type Cfg,
   type DescribeAppResponse,
   isTerminal,
+  type JobWorkspace,
   type ListAppResponse,
   makeAppHandle,
   type NewAppRecord,
   type RunRequest,
   sleep,
   TxsError,
-  type WorkspaceSummary,
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
 import { SubmissionOutcomeUnknownError, WaitTimeoutError } from './errors.js';
@@ -79,8 +79,13 @@ export interface RequestContext {
   deadline?: number;
   /** Epoch ms when this request's process is stopped at the latest (its idempotency lease ends then). */
   leaseUntil?: number;
-  /** The workspace archive the app runs in, recorded next to its image. */
-  workspace?: WorkspaceSummary;
+  /** The workspace the app runs in: passed to the scheduler, and its summary recorded next to the image. */
+  workspace?: JobWorkspace;
+}
+
+/** The part of a run request's identity (for its Idempotency-Key) that its workspace adds: the archive's hash. */
+function workspaceOf(ctx: RequestContext): { workspace?: string } {
+  return ctx.workspace === undefined ? {} : { workspace: ctx.workspace.sha256 };
 }
 
 /** What `run` returns. */
@@ -134,8 +139,8 @@ export class Runner extends Planner {
   async run(app: AppDef, scheduler: string, cfg: Cfg, ctx: RequestContext): Promise<RunResult> {
     const session = ctx.session ?? this.sessionName;
     // Pure work first: a request that cannot run costs no write.
-    const dryrun = this.dryrun(app, scheduler, cfg, session, ctx.owner);
-    return this.submit(dryrun, ctx, { scheduler, session, cfg: hashableCfg(cfg), app });
+    const dryrun = this.dryrun(app, scheduler, cfg, session, ctx.owner, ctx.workspace);
+    return this.submit(dryrun, ctx, { scheduler, session, cfg: hashableCfg(cfg), app, ...workspaceOf(ctx) });
   }
 
   /** Materializes a component, dry-runs it and schedules it. */
@@ -155,8 +160,16 @@ export class Runner extends Planner {
       session,
       ctx.componentContext,
       ctx.owner,
+      ctx.workspace,
     );
-    return this.submit(dryrun, ctx, { scheduler, session, cfg: hashableCfg(cfg), component, args });
+    return this.submit(dryrun, ctx, {
+      scheduler,
+      session,
+      cfg: hashableCfg(cfg),
+      component,
+      args,
+      ...workspaceOf(ctx),
+    });
   }
 
   /** Runs a validated HTTP run request (an AppDef or a component). */
@@ -203,7 +216,10 @@ export class Runner extends Planner {
       lastEventTime: createdAt,
     };
     if (ctx.idempotencyKey !== undefined) record.idempotencyKey = ctx.idempotencyKey;
-    if (ctx.workspace !== undefined) record.workspace = ctx.workspace;
+    if (ctx.workspace !== undefined) {
+      const { sha256, size, fileCount } = ctx.workspace;
+      record.workspace = { sha256, size, fileCount };
+    }
     return record;
   }
 

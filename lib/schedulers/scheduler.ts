@@ -12,6 +12,7 @@ import {
   type DescribeAppResponse,
   isNullResource,
   isTerminal,
+  type JobWorkspace,
   type ListAppResponse,
   type RunOpts,
   ValidationError,
@@ -84,9 +85,23 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
 
   /**
    * Pure translation of an app and resolved options into the native request. Must not call the backend and
-   * must not modify `app`.
+   * must not modify `app`. `workspace`, when given, has passed {@link checkWorkspace}: the request must
+   * lay its archive over the image and start the entrypoint in its root.
    */
-  protected abstract translate(app: AppDef, cfg: Opts): AppDryRunInfo<Request>;
+  protected abstract translate(app: AppDef, cfg: Opts, workspace?: JobWorkspace): AppDryRunInfo<Request>;
+
+  /**
+   * Refuses a workspace this scheduler cannot take (the base: every workspace). A scheduler that takes one
+   * overrides this to check the archive's location kind it can reach.
+   *
+   * @throws ValidationError naming `workspace`, before anything is recorded.
+   */
+  checkWorkspace(_workspace: JobWorkspace): void {
+    throw ValidationError.forField(
+      'workspace',
+      `the ${this.backend} scheduler cannot take a workspace; run without one (txs run --workspace "")`,
+    );
+  }
 
   /**
    * The app id the request of `dryrun` will have once scheduled. Ids are fixed at dry-run time (they carry
@@ -136,9 +151,10 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
    *
    * @throws InvalidRunConfigError when an option is missing or has the wrong type.
    */
-  submitDryrun(app: AppDef, cfg: Readonly<Cfg> = {}): AppDryRunInfo<Request> {
+  submitDryrun(app: AppDef, cfg: Readonly<Cfg> = {}, workspace?: JobWorkspace): AppDryRunInfo<Request> {
+    if (workspace !== undefined) this.checkWorkspace(workspace);
     const resolved = this.runOpts().resolve(cfg) as Opts;
-    return this.translate(app, resolved);
+    return this.translate(app, resolved, workspace);
   }
 
   /**
@@ -146,9 +162,9 @@ export abstract class Scheduler<Opts extends Cfg = Cfg, Request = unknown> {
    * the Runner calls for a dry run or a run. A scheduler whose translation makes the same checks as its
    * `validate` overrides this to translate once (and need not resolve again).
    */
-  validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<Request> {
+  validatedDryrun(app: AppDef, cfg: Readonly<Cfg>, workspace?: JobWorkspace): AppDryRunInfo<Request> {
     this.validate(app, cfg);
-    return this.submitDryrun(app, cfg);
+    return this.submitDryrun(app, cfg, workspace);
   }
 
   /** `submitDryrun` then `schedule` (mostly for tests; use the Runner). */

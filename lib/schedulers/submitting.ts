@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { AppDef, AppDryRunInfo, Cfg, RunOpts } from '../specs/index.js';
+import type { AppDef, AppDryRunInfo, Cfg, JobWorkspace, RunOpts } from '../specs/index.js';
 import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from './scheduler.js';
 
 /**
@@ -38,18 +38,31 @@ export abstract class SubmittingScheduler<Opts extends Cfg, Request> extends Sch
     return this.translator.capabilities();
   }
 
-  protected translate(app: AppDef, cfg: Opts): AppDryRunInfo<Request> {
-    return this.translator.submitDryrun(app, cfg);
+  protected translate(app: AppDef, cfg: Opts, workspace?: JobWorkspace): AppDryRunInfo<Request> {
+    return this.translator.submitDryrun(app, cfg, workspace);
   }
 
   /** The translator's dry run. */
-  override submitDryrun(app: AppDef, cfg: Readonly<Cfg> = {}): AppDryRunInfo<Request> {
-    return this.translator.submitDryrun(app, cfg);
+  override submitDryrun(
+    app: AppDef,
+    cfg: Readonly<Cfg> = {},
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<Request> {
+    return this.translator.submitDryrun(app, cfg, workspace);
   }
 
   /** The translator's checks and dry run. */
-  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<Request> {
-    return this.translator.validatedDryrun(app, cfg);
+  override validatedDryrun(
+    app: AppDef,
+    cfg: Readonly<Cfg>,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<Request> {
+    return this.translator.validatedDryrun(app, cfg, workspace);
+  }
+
+  /** The translator's workspace check. */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    this.translator.checkWorkspace(workspace);
   }
 
   /** The translator's checks. */

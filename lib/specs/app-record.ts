@@ -75,6 +75,19 @@ export interface WorkspaceSummary {
   fileCount: number;
 }
 
+/**
+ * A workspace as a scheduler receives it with a dry run or a run (TorchX passes its `workspace` beside `cfg`):
+ * the recorded summary and where the job fetches the archive from.
+ */
+export interface JobWorkspace extends WorkspaceSummary {
+  /**
+   * Where the archive (`<sha256>.tar.gz`) is: an `s3://bucket/key` URI (a stack's workspace bucket), or an
+   * absolute path on the server's machine (the local server's data directory). A scheduler that cannot reach
+   * the kind it is given refuses the workspace with a ValidationError.
+   */
+  archive: string;
+}
+
 /** The record the store keeps for one app handle. */
 export interface AppRecord {
   handle: AppHandle;

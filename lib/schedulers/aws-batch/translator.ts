@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type AppDef, AppDryRunInfo, type Cfg, type RunOpts } from '../../specs/index.js';
+import { type AppDef, AppDryRunInfo, type Cfg, type JobWorkspace, type RunOpts } from '../../specs/index.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TranslatingScheduler } from '../translating.js';
 import { parseBatchAppId } from './app-id.js';
@@ -88,7 +88,17 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
   protected translate(
     app: AppDef,
     cfg: AwsBatchOpts,
-    worstCaseSizes = false,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<AwsBatchRequest> {
+    return this.translateChecked(app, cfg, false, workspace);
+  }
+
+  /** {@link translate}, with the size quotas checked for the longest unique name when `worstCaseSizes`. */
+  private translateChecked(
+    app: AppDef,
+    cfg: AwsBatchOpts,
+    worstCaseSizes: boolean,
+    _workspace: JobWorkspace | undefined,
   ): AppDryRunInfo<AwsBatchRequest> {
     const { request, app: submitted } = translateApp(
       app,
@@ -124,9 +134,14 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
    * The base checks, then one translation that makes {@link validate}'s checks itself (the size quotas for the
    * longest unique name), so the app is translated once per dry run or run.
    */
-  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsBatchRequest> {
+  override validatedDryrun(
+    app: AppDef,
+    cfg: Readonly<Cfg>,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<AwsBatchRequest> {
     super.validate(app, cfg);
-    return this.translate(app, cfg as AwsBatchOpts, true);
+    if (workspace !== undefined) this.checkWorkspace(workspace);
+    return this.translateChecked(app, cfg as AwsBatchOpts, true, workspace);
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   AppDryRunInfo,
   type Cfg,
   cloneAppDef,
+  type JobWorkspace,
   type RunOpts,
   randomId,
 } from '../../specs/index.js';
@@ -116,18 +117,28 @@ export class AwsSageMakerTranslator extends TranslatingScheduler<AwsSageMakerOpt
    * The base checks, then one translation that makes {@link validate}'s checks itself (lengths for the
    * longest suffix), so the app is translated once per dry run or run. `cfg` is already resolved.
    */
-  override validatedDryrun(app: AppDef, cfg: Readonly<Cfg>): AppDryRunInfo<AwsSageMakerRequest> {
+  override validatedDryrun(
+    app: AppDef,
+    cfg: Readonly<Cfg>,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<AwsSageMakerRequest> {
     super.validate(app, cfg);
-    return this.dryRunInfo(app, cfg as AwsSageMakerOpts, LONGEST_ID);
+    if (workspace !== undefined) this.checkWorkspace(workspace);
+    return this.dryRunInfo(app, cfg as AwsSageMakerOpts, workspace, LONGEST_ID);
   }
 
-  protected override translate(app: AppDef, cfg: AwsSageMakerOpts): AppDryRunInfo<AwsSageMakerRequest> {
-    return this.dryRunInfo(app, cfg);
+  protected override translate(
+    app: AppDef,
+    cfg: AwsSageMakerOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<AwsSageMakerRequest> {
+    return this.dryRunInfo(app, cfg, workspace);
   }
 
   private dryRunInfo(
     app: AppDef,
     cfg: AwsSageMakerOpts,
+    _workspace: JobWorkspace | undefined,
     lengthsForId?: string,
   ): AppDryRunInfo<AwsSageMakerRequest> {
     const context = this.translateContext(this.uniqueId());

@@ -19,6 +19,7 @@ import {
   DiskFullError,
   isDiskFull,
   isTerminal,
+  type JobWorkspace,
   type ListAppResponse,
   MISSING,
   makeAppHandle,
@@ -241,6 +242,19 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
 
   runOpts(): RunOpts {
     return localCwdRunOpts();
+  }
+
+  /**
+   * Takes a workspace kept on this machine (the local server's archives); the server unpacks the run's copy
+   * and makes it `cfg.cwd` before the dry run.
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    if (!path.isAbsolute(workspace.archive)) {
+      throw ValidationError.forField(
+        'workspace',
+        `local_cwd runs the workspace kept by the local server, not ${workspace.archive}`,
+      );
+    }
   }
 
   capabilities(): SchedulerCapabilities {
