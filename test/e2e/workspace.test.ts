@@ -136,9 +136,9 @@ describe('txs run --workspace (local_cwd)', () => {
   });
 
   it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
-    const run = await txs('run', '-s', 'aws_batch', '--workspace', join(dataDir, 'missing'), 'utils.echo');
+    const run = await txs('run', '-s', 'lsf', '--workspace', join(dataDir, 'missing'), 'utils.echo');
     expect(run.code).toBe(ExitCode.USAGE);
-    expect(run.err).toContain('the aws_batch scheduler cannot take a workspace yet');
+    expect(run.err).toContain('the lsf scheduler cannot take a workspace yet');
   });
 });
 
