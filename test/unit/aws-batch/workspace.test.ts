@@ -4,6 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TaskContainerProperties } from '@aws-sdk/client-batch';
 import { afterEach, describe, expect, it } from 'vitest';
+import { create } from '../../../functions/schedulers/aws-batch.js';
+import type { SchedulerDeps } from '../../../functions/schedulers/table.js';
+import { readDeploymentConfig } from '../../../functions/shared/deployment-config.js';
 import {
   type AwsBatchOpts,
   awsBatchRunOpts,
@@ -306,6 +309,15 @@ describe('aws_batch with a workspace', () => {
     const info = scheduler.validatedDryrun(trainApp(), opts(), workspace());
     const [fetch] = containersOf(info.request);
     expect(fetch?.image).toBe('123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2');
+  });
+
+  it("uses the deployment's fetch image (TXS_WORKSPACE_FETCH_IMAGE) in the functions' translations", async () => {
+    const image = '123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23';
+    const deployment = readDeploymentConfig({ TXS_WORKSPACE_FETCH_IMAGE: image });
+    const factory = await create({ submits: false, deployment } as SchedulerDeps);
+    const translator = factory({ sessionName: 'torchx' });
+    const [fetch] = containersOf(translator.submitDryrun(trainApp(), opts(), workspace()).request as never);
+    expect(fetch?.image).toBe(image);
   });
 
   it('leaves the request without a workspace as it was', () => {
