@@ -6,7 +6,7 @@
  */
 import type { JobDetail } from '@aws-sdk/client-batch';
 import type { CloudWatchLogCursor } from '../cloudwatch-logs.js';
-import { roleContainerOf } from './task-containers.js';
+import { replicaLogStreamOf } from './task-containers.js';
 
 /**
  * The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token
@@ -49,15 +49,16 @@ export function positionAt(position: LogCursor, at: CloudWatchLogCursor): LogCur
 
 /**
  * The log streams of a node job's role container, oldest first: one per finished attempt, then the running
- * attempt's (in a workspace, the main container's, not the fetch container's).
+ * attempt's (in a workspace, the main container's; the fetch container's only for an attempt whose fetch
+ * failed, see {@link replicaLogStreamOf}).
  */
 export function streamsOf(node: JobDetail | undefined): string[] {
   const streams: string[] = [];
   for (const attempt of node?.attempts ?? []) {
-    const name = roleContainerOf(attempt)?.logStreamName;
+    const name = replicaLogStreamOf(attempt);
     if (name && !streams.includes(name)) streams.push(name);
   }
-  const current = node === undefined ? undefined : roleContainerOf(node)?.logStreamName;
+  const current = node === undefined ? undefined : replicaLogStreamOf(node);
   if (current && !streams.includes(current)) streams.push(current);
   return streams;
 }

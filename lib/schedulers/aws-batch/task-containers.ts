@@ -51,6 +51,22 @@ export function roleContainerOf(part: Readonly<BatchContainersLike>): BatchConta
   return part.container ?? mainContainerOf(taskContainersOf(part));
 }
 
+/** The task's fetch container, if it has one. */
+function fetchContainerOf(part: Readonly<BatchContainersLike>): BatchTaskContainerLike | undefined {
+  return taskContainersOf(part).find((c) => c.name === FETCH_CONTAINER_NAME);
+}
+
+/**
+ * The log stream a replica's logs are read from: its role container's; for a task whose workspace fetch
+ * failed before the role's container wrote anything, the fetch container's, so the logs show why (e.g. S3's
+ * `AccessDenied`).
+ */
+export function replicaLogStreamOf(part: Readonly<BatchContainersLike>): string | undefined {
+  const own = roleContainerOf(part)?.logStreamName;
+  if (own) return own;
+  return workspaceFetchFailureOf(part) === undefined ? undefined : fetchContainerOf(part)?.logStreamName;
+}
+
 /**
  * Why the workspace could not be fetched, when the task's fetch container ended with a non-zero exit code or
  * a reason (the role's container then never starts); undefined otherwise.
@@ -62,7 +78,7 @@ export function roleContainerOf(part: Readonly<BatchContainersLike>): BatchConta
  * ```
  */
 export function workspaceFetchFailureOf(part: Readonly<BatchContainersLike>): string | undefined {
-  const fetch = taskContainersOf(part).find((c) => c.name === FETCH_CONTAINER_NAME);
+  const fetch = fetchContainerOf(part);
   if (fetch === undefined || fetch.exitCode === 0) return undefined;
   if (fetch.exitCode === undefined && !fetch.reason) return undefined;
   const parts = [fetch.exitCode === undefined ? undefined : `exit code ${fetch.exitCode}`, fetch.reason];

@@ -160,6 +160,27 @@ describe('aws_batch describe of a job in a workspace', () => {
       limit: 1000,
     });
   });
+
+  it("shows the fetch container's output as the logs of a replica whose workspace fetch failed", async () => {
+    const reason = 'Essential container in task exited';
+    const { scheduler, logs } = setup(
+      workspaceParent({ status: 'FAILED', statusReason: reason, stoppedAt: 1_735_736_000_000 }),
+      [
+        workspaceNode(0, { exitCode: 1 }, { status: 'FAILED', statusReason: reason }),
+        workspaceNode(1),
+        workspaceNode(2),
+      ],
+    );
+    const denied = 'fatal error: An error occurred (403) when calling the HeadObject operation: Forbidden';
+    logs
+      .on(GetLogEventsCommand)
+      .resolves({ events: [{ timestamp: 1, message: denied }], nextForwardToken: 'f/1' });
+    const page = await scheduler.readLogs(APP_ID, { role: 'ps', replica: 0 });
+    expect(page.lines).toEqual([denied]);
+    expect(logs).toHaveReceivedCommandWith(GetLogEventsCommand, {
+      logStreamName: 'train/workspace-fetch/task0',
+    });
+  });
 });
 
 describe('aws_batch state of a job in a workspace', () => {
