@@ -33,9 +33,9 @@ export function s3ArchiveOf(workspace: Readonly<JobWorkspace>, backend: string):
   if (!uri.startsWith('s3://') || !isS3Uri(uri) || slash < 0 || slash === uri.length - 1) {
     throw ValidationError.forField(
       'workspace',
-      `a ${backend} job fetches its workspace from S3, and this server keeps the archive at '${uri}', ` +
-        `which a ${backend} job cannot reach (a local server keeps archives on its own disk): run with a ` +
-        `workspace against a deployed stack, whose workspace bucket the job reads, or without one ` +
+      `${backend} jobs fetch their workspace from S3, and this server keeps the archive at '${uri}', ` +
+        'which they cannot reach (a local server keeps archives on its own disk): run with a workspace ' +
+        'against a deployed stack, whose workspace bucket the jobs read, or without one ' +
         `(txs run --workspace "")`,
     );
   }
