@@ -109,7 +109,7 @@ export function volcanoPodLabels(app: AppDef, roleIdx: number, role: Role, repli
 }
 
 /**
- * The Volcano Job for `app` (TorchX `app_to_resource`).
+ * The Volcano Job for `app` (TorchX `app_to_resource`); every pod starts in `workspace` when one is given.
  *
  * @example
  * ```ts

@@ -218,8 +218,7 @@ export class LocalDockerScheduler extends TranslatingScheduler<LocalDockerOpts, 
     cfg: LocalDockerOpts,
     workspace?: JobWorkspace,
   ): AppDryRunInfo<LocalDockerRequest> {
-    const inWorkspace = workspace && { sha256: workspace.sha256, archive: workspace.archive };
-    const translated = translateLocalDockerApp(app, cfg, this.hostEnv, this.uniqueNamer, inWorkspace);
+    const translated = translateLocalDockerApp(app, cfg, this.hostEnv, this.uniqueNamer, workspace);
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

@@ -6,7 +6,14 @@
  *
  * @module
  */
-import { type AppDef, applyMacros, compileFnmatch, type Mount, makeUnique } from '../../specs/index.js';
+import {
+  type AppDef,
+  applyMacros,
+  compileFnmatch,
+  type JobWorkspace,
+  type Mount,
+  makeUnique,
+} from '../../specs/index.js';
 import { deviceMountsOf } from '../aws-batch/container.js';
 import { type ImagesToPush, withPushedImages } from '../images.js';
 import { mountedArchivePath, unpackThenRun } from '../workspace.js';
@@ -79,11 +86,7 @@ function mountsOf(mounts: readonly Mount[]): { mounts: Record<string, unknown>[]
  * A workspace as the containers take it: the archive on the Docker host (the server's machine), mounted
  * read-only into every container and unpacked over the image's working directory before the entrypoint.
  */
-export interface DockerWorkspace {
-  sha256: string;
-  /** The absolute path of `<sha256>.tar.gz` on the Docker host. */
-  archive: string;
-}
+export type DockerWorkspace = Pick<JobWorkspace, 'sha256' | 'archive'>;
 
 /**
  * The containers for `app` (TorchX `DockerScheduler._submit_dryrun`); with a workspace, each mounts the

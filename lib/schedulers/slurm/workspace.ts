@@ -17,12 +17,11 @@ import { DiskFullError, isDiskFull, type JobWorkspace, ValidationError } from '.
 
 const run = promisify(execFile);
 
-/** The workspace of a slurm request: the archive on the server's disk, unpacked into `job_dir` at submit. */
-export interface SlurmWorkspace {
-  sha256: string;
-  /** The absolute path of `<sha256>.tar.gz` on the server's machine. */
-  archive: string;
-}
+/**
+ * The workspace of a slurm request: the archive (`archive`, an absolute path on the server's machine) that
+ * is unpacked into `job_dir` at submission.
+ */
+export type SlurmWorkspace = Pick<JobWorkspace, 'sha256' | 'archive'>;
 
 /** How to fix a workspace run without a usable `job_dir`. */
 const JOB_DIR_HINT =
