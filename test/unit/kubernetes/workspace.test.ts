@@ -186,3 +186,60 @@ for (const s of schedulers) {
     });
   });
 }
+
+describe('the Volcano pod of a replica with a workspace', () => {
+  it('is the role’s pod plus the fetch init container, the emptyDir, its read-only mount and the wrapped command', () => {
+    const app = makeAppDef({
+      name: 'train',
+      roles: [
+        makeRole({
+          name: 'trainer',
+          image: 'ghcr.io/me/torch:2',
+          entrypoint: 'python',
+          args: ['train.py'],
+          resource: makeResource({ cpu: 2, gpu: 0, memMB: 4096 }),
+        }),
+      ],
+    });
+    const resources = {
+      limits: { cpu: '2000m', memory: '4096M' },
+      requests: { cpu: '1900m', memory: '3072M' },
+    };
+    const [pod] = volcanoPodSpecs(
+      kubernetes().submitDryrun(app, { queue: 'default' }, workspace).request.resource,
+    );
+    expect(pod).toEqual({
+      initContainers: [
+        {
+          name: 'workspace-fetch',
+          image: 'public.ecr.aws/aws-cli/aws-cli:2.31.23',
+          command: ['aws', 's3', 'cp', '--only-show-errors', ARCHIVE, mountedArchive],
+          resources,
+          volumeMounts: [{ name: 'txs-workspace', mountPath: '/txs-workspace' }],
+        },
+      ],
+      containers: [
+        {
+          command: ['sh', '-c', 'tar -xzf "$0" && exec "$@"', mountedArchive, 'python', 'train.py'],
+          image: 'ghcr.io/me/torch:2',
+          name: 'trainer-0',
+          env: [{ name: 'TORCHX_RANK0_HOST', value: 'localhost' }],
+          resources,
+          ports: [],
+          volumeMounts: [
+            { name: 'dshm', mountPath: '/dev/shm' },
+            { name: 'txs-workspace', mountPath: '/txs-workspace', readOnly: true },
+          ],
+          securityContext: {},
+        },
+      ],
+      restartPolicy: 'Never',
+      volumes: [
+        { name: 'dshm', emptyDir: { medium: 'Memory' } },
+        { name: 'txs-workspace', emptyDir: {} },
+      ],
+      nodeSelector: {},
+    });
+    expect(Object.keys(pod ?? {})[0]).toBe('initContainers');
+  });
+});
