@@ -21,7 +21,7 @@ import {
   resourcesOf,
   storageOf,
 } from '../kubernetes/pod.js';
-import { type KubeWorkspace, workspacePodParts } from '../kubernetes/workspace.js';
+import { type KubeWorkspace, podRun } from '../kubernetes/workspace.js';
 import type { KubernetesMcadOpts } from './options.js';
 
 /** The native request of `kubernetes_mcad`: the AppWrapper to create, in its namespace. */
@@ -96,33 +96,33 @@ function mcadPod(
   cfg: KubernetesMcadOpts,
   workspace: KubeWorkspace | undefined,
 ): K8sObject {
-  const { volumes, volumeMounts, securityContext } = storageOf(role);
+  const { securityContext, ...storage } = storageOf(role);
   const env = [
     ...Object.entries(role.env).map(([envName, value]) => ({ name: envName, value })),
     { name: hostsEnvName(role.name), value: `${appId}-0.${appId}` },
   ];
   const resources = resourcesOf(role);
-  const inWorkspace = workspace && workspacePodParts(workspace, role.entrypoint, role.args, resources);
+  const run = podRun(role, resources, storage, workspace);
   const container = {
-    command: inWorkspace?.command ?? [role.entrypoint, ...role.args],
+    command: run.command,
     image: role.image,
     name,
     env,
     resources,
     ports: portsOf(role),
-    volumeMounts: inWorkspace ? [...volumeMounts, inWorkspace.mount] : volumeMounts,
+    volumeMounts: run.volumeMounts,
     securityContext,
   };
   const annotations: Record<string, string> = { [ANNOTATION_ISTIO_SIDECAR]: 'false' };
   if (cfg.network !== null) annotations['k8s.v1.cni.cncf.io/networks'] = cfg.network;
   const spec: K8sObject = {
-    ...(inWorkspace ? { initContainers: [inWorkspace.initContainer] } : {}),
+    ...(run.initContainers ? { initContainers: run.initContainers } : {}),
     containers: [container],
     hostname: name,
     subdomain: appId,
     imagePullSecrets: [cfg.image_secret === null ? {} : { name: cfg.image_secret }],
     restartPolicy: 'Never',
-    volumes: inWorkspace ? [...volumes, inWorkspace.volume] : volumes,
+    volumes: run.volumes,
     nodeSelector: nodeSelectorOf(role),
   };
   if (cfg.service_account !== null) spec.serviceAccountName = cfg.service_account;

@@ -19,7 +19,7 @@ import {
   resourcesOf,
   storageOf,
 } from './pod.js';
-import { type KubeWorkspace, workspacePodParts } from './workspace.js';
+import { type KubeWorkspace, podRun } from './workspace.js';
 
 /** The native request of `kubernetes`: the Volcano Job to create, in its namespace. */
 export interface KubernetesRequest {
@@ -62,7 +62,7 @@ function envOf(role: Role): K8sObject[] {
 
 /**
  * The pod of one replica (TorchX `kubernetes_scheduler.role_to_pod`); with a workspace, the pod also copies
- * the archive in an init container and the role's command starts in it ({@link workspacePodParts}).
+ * the archive in an init container and the role's command starts in it ({@link podRun}).
  */
 export function volcanoPod(
   name: string,
@@ -70,24 +70,24 @@ export function volcanoPod(
   serviceAccount: string | null,
   workspace?: KubeWorkspace,
 ): K8sObject {
-  const { volumes, volumeMounts, securityContext } = storageOf(role);
+  const { securityContext, ...storage } = storageOf(role);
   const resources = resourcesOf(role);
-  const inWorkspace = workspace && workspacePodParts(workspace, role.entrypoint, role.args, resources);
+  const run = podRun(role, resources, storage, workspace);
   const container: K8sObject = {
-    command: inWorkspace?.command ?? [role.entrypoint, ...role.args],
+    command: run.command,
     image: role.image,
     name,
     env: envOf(role),
     resources,
     ports: portsOf(role),
-    volumeMounts: inWorkspace ? [...volumeMounts, inWorkspace.mount] : volumeMounts,
+    volumeMounts: run.volumeMounts,
     securityContext,
   };
   const spec: K8sObject = {
-    ...(inWorkspace ? { initContainers: [inWorkspace.initContainer] } : {}),
+    ...(run.initContainers ? { initContainers: run.initContainers } : {}),
     containers: [container],
     restartPolicy: 'Never',
-    volumes: inWorkspace ? [...volumes, inWorkspace.volume] : volumes,
+    volumes: run.volumes,
     nodeSelector: nodeSelectorOf(role),
   };
   if (serviceAccount !== null) spec.serviceAccountName = serviceAccount;

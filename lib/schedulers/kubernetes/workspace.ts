@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type JobWorkspace, ValidationError } from '../../specs/index.js';
+import { type JobWorkspace, type Role, ValidationError } from '../../specs/index.js';
 import { isS3Uri } from '../aws-names.js';
 import { mountedArchivePath, unpackThenRun, WORKSPACE_MOUNT_PATH } from '../workspace.js';
 import type { K8sObject } from './pod.js';
@@ -49,42 +49,51 @@ export function kubeWorkspaceOf(
   return { uri, sha256: workspace.sha256, fetchImage };
 }
 
-/** What a pod of a role gains from a workspace. */
-export interface WorkspacePodParts {
-  /** The `emptyDir` volume the archive is copied into. */
-  volume: K8sObject;
-  /** The init container that copies it (`aws s3 cp`). */
-  initContainer: K8sObject;
-  /** The volume's read-only mount in the role's container. */
-  mount: K8sObject;
-  /** The role's command: unpack the archive into the working directory, then exec the entrypoint. */
+/** The parts of a role's pod that a workspace changes. */
+export interface PodRun {
+  /** The role's container's command. */
   command: string[];
+  /** The role's container's mounts. */
+  volumeMounts: K8sObject[];
+  /** The pod's volumes. */
+  volumes: K8sObject[];
+  /** The pod's init containers: only with a workspace. */
+  initContainers?: K8sObject[];
 }
 
 /**
- * The volume, init container, mount and command that make a role's pod start in the workspace. The init
- * container asks for the role's CPU and memory: it runs before the role's container, so the pod's effective
- * request is unchanged, and a namespace whose quota requires requests and limits admits it.
+ * How a role's pod runs: without a workspace, the role's command, mounts and volumes as TorchX makes them;
+ * with one, also an `emptyDir`, an init container that copies the archive into it, its read-only mount in
+ * the role's container, and the command that unpacks it into the working directory before exec'ing the
+ * entrypoint. The init container asks for the role's CPU and memory: it runs before the role's container,
+ * so the pod's effective request is unchanged, and a namespace whose quota requires requests and limits
+ * admits it.
  */
-export function workspacePodParts(
-  workspace: Readonly<KubeWorkspace>,
-  entrypoint: string,
-  args: readonly string[],
+export function podRun(
+  role: Pick<Role, 'entrypoint' | 'args'>,
   resources: { limits: Record<string, string>; requests: Record<string, string> },
-): WorkspacePodParts {
+  storage: { volumes: K8sObject[]; volumeMounts: K8sObject[] },
+  workspace: Readonly<KubeWorkspace> | undefined,
+): PodRun {
+  if (workspace === undefined) return { command: [role.entrypoint, ...role.args], ...storage };
   const archive = mountedArchivePath(workspace.sha256);
   const pick = (values: Record<string, string>) =>
     Object.fromEntries(FETCH_RESOURCES.flatMap((name) => (name in values ? [[name, values[name]]] : [])));
   return {
-    volume: { name: WORKSPACE_VOLUME, emptyDir: {} },
-    initContainer: {
-      name: FETCH_CONTAINER_NAME,
-      image: workspace.fetchImage,
-      command: ['aws', 's3', 'cp', '--only-show-errors', workspace.uri, archive],
-      resources: { limits: pick(resources.limits), requests: pick(resources.requests) },
-      volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH }],
-    },
-    mount: { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH, readOnly: true },
-    command: unpackThenRun(archive, entrypoint, args),
+    command: unpackThenRun(archive, role.entrypoint, role.args),
+    volumeMounts: [
+      ...storage.volumeMounts,
+      { name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH, readOnly: true },
+    ],
+    volumes: [...storage.volumes, { name: WORKSPACE_VOLUME, emptyDir: {} }],
+    initContainers: [
+      {
+        name: FETCH_CONTAINER_NAME,
+        image: workspace.fetchImage,
+        command: ['aws', 's3', 'cp', '--only-show-errors', workspace.uri, archive],
+        resources: { limits: pick(resources.limits), requests: pick(resources.requests) },
+        volumeMounts: [{ name: WORKSPACE_VOLUME, mountPath: WORKSPACE_MOUNT_PATH }],
+      },
+    ],
   };
 }
