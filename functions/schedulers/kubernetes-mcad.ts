@@ -2,11 +2,12 @@
 import { KubernetesMcadScheduler } from '../../lib/schedulers/kubernetes-mcad/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { sharedKubeAccess } from './kubernetes.js';
+import type { SchedulerDeps } from './table.js';
 
 /** The kubernetes_mcad factory. */
-export function create(): SchedulerFactory {
+export function create(deps: SchedulerDeps): SchedulerFactory {
   return (ctx) => {
-    const kube = sharedKubeAccess();
-    return new KubernetesMcadScheduler(ctx, kube ? { access: kube } : {});
+    const access = sharedKubeAccess(deps.config);
+    return new KubernetesMcadScheduler(ctx, access ? { access } : {});
   };
 }

@@ -4,6 +4,12 @@
  * variable, the value and what it accepts, instead of falling back silently to a default.
  */
 import { DEFAULT_SESSION } from '../../lib/specs/index.js';
+import {
+  type KubernetesSettings,
+  readKubernetesSettings,
+  readSlurmSettings,
+  type SlurmSettings,
+} from '../schedulers/settings.js';
 import { ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
@@ -42,6 +48,15 @@ export interface FunctionConfig {
   /** umask (0 to 0o777) local_cwd replicas run with: the local server's own before it tightened it. */
   readonly localReplicaUmask?: number;
   readonly retentionDays: number;
+  /** The slurm scheduler's slurmrestd and job settings. */
+  readonly slurm: SlurmSettings;
+  /** The cluster the kubernetes and kubernetes_mcad schedulers reach. */
+  readonly kubernetes: KubernetesSettings;
+  /**
+   * Local mode: the environment of the server's own process (the user's shell), which local_docker's
+   * `copy_env` copies from and whose DOCKER_HOST names the Docker daemon. Undefined in the deployed stack.
+   */
+  readonly localHostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The settings local mode gives the functions itself (its table, its embedded DynamoDB, its schedulers). */
@@ -108,6 +123,9 @@ export function readFunctionConfig(
   if (schedulers.includes('local_cwd') && localDataDir === undefined)
     problems.push(`${ENV.localDataDir} is not set; the local_cwd scheduler needs a data directory`);
 
+  const slurm = readSlurmSettings(env, problems);
+  const kubernetes = readKubernetesSettings(env, problems);
+
   if (problems.length > 0) throw new ConfigError(`Invalid function configuration: ${problems.join('; ')}`);
   const eventBusName = env[ENV.eventBusName] || undefined;
   return {
@@ -116,9 +134,11 @@ export function readFunctionConfig(
     sessionName,
     batchQueues: list(env[ENV.batchQueues]) ?? [],
     retentionDays,
+    slurm,
+    kubernetes,
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
     ...(localDataDir === undefined ? {} : { localDataDir }),
-    ...(local ? { localReplicaUmask: local.localReplicaUmask } : {}),
+    ...(local ? { localReplicaUmask: local.localReplicaUmask, localHostEnv: { ...env } } : {}),
   };
 }

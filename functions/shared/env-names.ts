@@ -111,7 +111,8 @@ export const ENV_DESCRIPTIONS = {
   },
   slurmUrl: {
     group: 'slurm',
-    description: "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs).",
+    description:
+      "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs; with it, set the user and a token or key).",
   },
   slurmUser: { group: 'slurm', description: 'The Slurm user jobs are submitted as (`X-SLURM-USER-NAME`).' },
   slurmToken: { group: 'slurm', description: 'A token from `scontrol token` (takes precedence over a key).' },
@@ -144,7 +145,7 @@ export const ENV_DESCRIPTIONS = {
   },
   kubeconfig: {
     group: 'kubernetes',
-    description: 'A JSON kubeconfig whose current context is the cluster (local mode).',
+    description: 'A kubeconfig file (YAML or JSON) whose current context is the cluster (local mode).',
   },
   eksCluster: {
     group: 'kubernetes',

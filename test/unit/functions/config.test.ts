@@ -12,6 +12,8 @@ describe('readFunctionConfig', () => {
       sessionName: 'torchx',
       batchQueues: [],
       retentionDays: DEFAULT_RETENTION_DAYS,
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 
@@ -36,6 +38,8 @@ describe('readFunctionConfig', () => {
       retentionDays: 30,
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 
@@ -60,6 +64,9 @@ describe('readFunctionConfig', () => {
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
       localReplicaUmask: 0o22,
+      localHostEnv: { ...BASE, [ENV.schedulers]: 'aws_batch', [ENV.sessionName]: 'team-a' },
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 
