@@ -5,6 +5,7 @@
  * @module
  */
 import { makeResource, makeRole, NONE, ValidationError } from '../specs/index.js';
+import type { ComponentArgs } from './args.js';
 import { DEFAULT_IMAGE, REPLICA_RANGE, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
@@ -12,6 +13,15 @@ import { shellQuote } from './shlex.js';
 
 const smallResource = () => makeResource({ cpu: 1, gpu: 0, memMB: 1024 });
 const mountsOf = (mounts: string[] | undefined) => (mounts && mounts.length > 0 ? parseMounts(mounts) : []);
+/** The resource of `resourceParams`: the named one (`h`), else cpu, gpu and memMB. */
+const resourceOf = (a: ComponentArgs) =>
+  resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h'));
+/** The replicas, resource and mounts of a role whose component takes them (`utils.sh`, `utils.python`). */
+const replicasOf = (a: ComponentArgs) => ({
+  numReplicas: a.num('num_replicas'),
+  resource: resourceOf(a),
+  mounts: mountsOf(a.list('mounts')),
+});
 
 const resourceParams = [
   { name: 'cpu', type: 'int', default: 1, help: 'number of cpus per replica' },
@@ -120,11 +130,9 @@ export const shComponent: ComponentDefinition = {
           image: a.str('image'),
           entrypoint: entrypoint ?? 'sh',
           args: entrypoint !== undefined ? escaped : ['-c', escaped.join(' ')],
-          numReplicas: a.num('num_replicas'),
-          resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+          ...replicasOf(a),
           env,
           maxRetries: a.num('max_retries'),
-          mounts: mountsOf(a.list('mounts')),
         }),
       ],
     };
@@ -172,11 +180,9 @@ export const pythonComponent: ComponentDefinition = {
           name: 'python',
           image: a.str('image'),
           entrypoint: 'python',
-          numReplicas: a.num('num_replicas'),
-          resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+          ...replicasOf(a),
           args: [...cmd, ...a.varargs],
           env: m !== undefined ? { HYDRA_MAIN_MODULE: m } : {},
-          mounts: mountsOf(a.list('mounts')),
         }),
       ],
     };
@@ -237,7 +243,7 @@ export const binaryComponent: ComponentDefinition = {
         entrypoint: a.str('entrypoint'),
         numReplicas: a.num('num_replicas'),
         args: [...a.varargs],
-        resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+        resource: resourceOf(a),
       }),
     ],
   }),
