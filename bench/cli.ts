@@ -13,18 +13,16 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   alternateMedians,
   proxiedLocalServer,
+  ROOT,
   roundsArg,
   type TimedCommand,
   timeCommand,
-  vendorDir,
+  VENDOR,
 } from './lib/commands.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const VENDOR = vendorDir(ROOT);
 const ROUNDS = roundsArg(15);
 
 const DDP = ['-s', 'aws_batch', '-cfg', 'queue=q', 'dist.ddp', '-j', '2x8', '--script', 'train.py'];

@@ -12,19 +12,17 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   alternateMedians,
   proxiedLocalServer,
+  ROOT,
   roundsArg,
   type TimedCommand,
   timeCommand,
-  vendorDir,
+  VENDOR,
 } from './lib/commands.js';
 import { round } from './lib/stats.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const VENDOR = vendorDir(ROOT);
 const ROUNDS = roundsArg(10);
 
 const PREBUILT = existsSync(join(ROOT, 'dist/cli/main.js'));

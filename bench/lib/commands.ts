@@ -9,16 +9,17 @@ import { createServer, type IncomingMessage, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { median } from './stats.js';
 
+/** The clone's root directory. */
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
 /** TorchX's sources: TXS_VENDOR_DIR (as python/run-tests.sh), else ../shared/vendor next to the clone. */
-export function vendorDir(root: string): string {
-  return (
-    process.env.TXS_VENDOR_DIR ??
-    [join(root, '../shared/vendor'), join(root, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
-    join(root, '../shared/vendor')
-  );
-}
+export const VENDOR =
+  process.env.TXS_VENDOR_DIR ??
+  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
+  join(ROOT, '../shared/vendor');
 
 /** `--rounds=N` from the command line, else `fallback`. */
 export function roundsArg(fallback: number): number {
