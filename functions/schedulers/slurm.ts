@@ -20,7 +20,7 @@ export function slurmAuth(setting: SlurmAuthSetting): SlurmAuth {
 }
 
 /** The slurm scheduler's construction options from its settings. */
-export function slurmOptions(settings: SlurmSettings): ConstructorParameters<typeof SlurmScheduler>[1] {
+function slurmOptions(settings: SlurmSettings): ConstructorParameters<typeof SlurmScheduler>[1] {
   const { rest, workDir, logRoot } = settings;
   return {
     gpusPerNode: settings.gpusPerNode,

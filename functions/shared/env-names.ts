@@ -165,6 +165,14 @@ export const ENV_DESCRIPTIONS = {
   },
 } as const satisfies Readonly<Record<keyof typeof ENV, EnvDescription>>;
 
+/** The items of a comma-separated variable (`a, b,c`), trimmed, empty ones left out; none when unset. */
+export function commaList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
 /** Longest {@link batchNamePrefix}: what it takes from the 128 characters of a Batch job or definition name. */
 export const MAX_BATCH_NAME_PREFIX_LENGTH = 32;
 
