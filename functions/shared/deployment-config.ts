@@ -13,7 +13,7 @@ import {
   NO_HOST_ACCESS,
   parseHostPathList,
 } from '../../lib/specs/index.js';
-import { batchNamePrefix, CONTAINER_IMAGE_PATTERN, ENV, STACK_TAG_KEY } from './env-names.js';
+import { batchNamePrefix, CONTAINER_IMAGE_PATTERN, commaList, ENV, STACK_TAG_KEY } from './env-names.js';
 import { canonicalPrincipal, type IdentityConfig } from './identity.js';
 
 /** Everything security-related a function is configured with. */
@@ -43,13 +43,6 @@ export const HOST_ACCESS_SETTINGS: HostAccessSettingNames = {
 const ROLE_PATTERN = /^[\w+=,.@-]{1,64}\*?$|^\*$/;
 const INSTANCE_TYPE = /^ml\.[a-z0-9-]+\.[a-z0-9]+$/;
 
-function list(env: Readonly<Record<string, string | undefined>>, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
 /**
  * Reads and checks the settings; host access the environment does not configure is `defaultHostAccess`
  * (none; local mode: all, the user's own machine).
@@ -61,14 +54,14 @@ export function readDeploymentConfig(
   defaultHostAccess: HostAccessPolicy = NO_HOST_ACCESS,
 ): DeploymentConfig {
   const admins = new Set<string>();
-  for (const principal of list(env, ENV.adminPrincipals)) {
+  for (const principal of commaList(env[ENV.adminPrincipals])) {
     try {
       admins.add(canonicalPrincipal(principal));
     } catch (error) {
       throw new Error(`${ENV.adminPrincipals}: ${principal}: ${(error as Error).message}`);
     }
   }
-  const sessionOwnerRoles = list(env, ENV.sessionOwnerRoles);
+  const sessionOwnerRoles = commaList(env[ENV.sessionOwnerRoles]);
   for (const pattern of sessionOwnerRoles) {
     if (!ROLE_PATTERN.test(pattern)) {
       throw new Error(
@@ -89,7 +82,7 @@ export function readDeploymentConfig(
       ? parseHostPathList(ENV.allowedDevices, env[ENV.allowedDevices])
       : defaultHostAccess.devices,
   };
-  const instanceTypes = list(env, ENV.sageMakerInstanceTypes);
+  const instanceTypes = commaList(env[ENV.sageMakerInstanceTypes]);
   for (const type of instanceTypes) {
     if (!INSTANCE_TYPE.test(type)) {
       throw new Error(

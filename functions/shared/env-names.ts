@@ -113,8 +113,9 @@ export const ENV_DESCRIPTIONS = {
   workspaceFetchImage: {
     group: 'security',
     description:
-      'Image of the container that fetches an `aws_batch` workspace from S3 with the job role: an AWS CLI ' +
-      'image whose entrypoint is `aws` (default: a pinned `public.ecr.aws/aws-cli/aws-cli`; see docs/workspaces.md).',
+      "Image of the container that fetches a workspace from S3 before the role's container starts (`aws_batch` " +
+      "with the job role, `kubernetes` and `kubernetes_mcad` with the pod's service account): an AWS CLI image " +
+      'whose entrypoint is `aws` (default: a pinned `public.ecr.aws/aws-cli/aws-cli`; see docs/workspaces.md).',
   },
   stackName: {
     group: 'security',
@@ -124,7 +125,8 @@ export const ENV_DESCRIPTIONS = {
   },
   slurmUrl: {
     group: 'slurm',
-    description: "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs).",
+    description:
+      "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs; with it, set the user and a token or key).",
   },
   slurmUser: { group: 'slurm', description: 'The Slurm user jobs are submitted as (`X-SLURM-USER-NAME`).' },
   slurmToken: { group: 'slurm', description: 'A token from `scontrol token` (takes precedence over a key).' },
@@ -157,7 +159,7 @@ export const ENV_DESCRIPTIONS = {
   },
   kubeconfig: {
     group: 'kubernetes',
-    description: 'A JSON kubeconfig whose current context is the cluster (local mode).',
+    description: 'A kubeconfig file (YAML or JSON) whose current context is the cluster (local mode).',
   },
   eksCluster: {
     group: 'kubernetes',
@@ -176,6 +178,14 @@ export const ENV_DESCRIPTIONS = {
     description: "The namespace `list` reads (default: the kubeconfig's, else default).",
   },
 } as const satisfies Readonly<Record<keyof typeof ENV, EnvDescription>>;
+
+/** The items of a comma-separated variable (`a, b,c`), trimmed, empty ones left out; none when unset. */
+export function commaList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
 
 /** Longest {@link batchNamePrefix}: what it takes from the 128 characters of a Batch job or definition name. */
 export const MAX_BATCH_NAME_PREFIX_LENGTH = 32;

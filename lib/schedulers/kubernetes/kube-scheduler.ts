@@ -36,6 +36,16 @@ export interface KubeAccess {
   namespace: string;
 }
 
+/** Construction options of a Kubernetes scheduler, whose app names `Namer` makes. */
+export interface KubeSchedulerOptions<Namer> {
+  /** Makes the app's unique name; TorchX's `make_unique` by default. */
+  uniqueNamer?: Namer;
+  /** The Kubernetes API; without it the scheduler answers dry runs only. */
+  access?: KubeAccess;
+  /** The image of the init container that copies a workspace from S3; the pinned AWS CLI by default. */
+  workspaceFetchImage?: string;
+}
+
 /**
  * Splits a TorchX Kubernetes app id `<namespace>:<name>`.
  *
@@ -66,14 +76,21 @@ export abstract class KubeScheduler<
   constructor(
     backend: string,
     context: SchedulerContext,
-    whyNot: string,
     /** The custom resource the scheduler creates. */
     protected readonly ref: KubeResourceRef,
+    /** What TorchX calls the resource (`Volcano Job`), for the answer without a cluster. */
+    resourceName: string,
     protected readonly access: KubeAccess | undefined,
     /** The image of the init container that copies a workspace archive from S3 (the AWS CLI). */
     private readonly workspaceFetchImage: string = DEFAULT_WORKSPACE_FETCH_IMAGE,
   ) {
-    super(backend, context, whyNot);
+    super(
+      backend,
+      context,
+      'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
+        `\`txs run --dryrun -s ${backend} ...\` and apply the request's \`resource\` with \`kubectl create -f\` ` +
+        `(it is TorchX's ${resourceName}).`,
+    );
   }
 
   /**

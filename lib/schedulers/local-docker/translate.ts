@@ -16,6 +16,7 @@ import {
 } from '../../specs/index.js';
 import { deviceMountsOf } from '../aws-batch/container.js';
 import { type ImagesToPush, withPushedImages } from '../images.js';
+import { TORCHX_LABELS, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 import { mountedArchivePath, unpackThenRun } from '../workspace.js';
 import type { LocalDockerOpts } from './options.js';
 
@@ -36,15 +37,10 @@ export interface LocalDockerRequest {
 
 /** The Docker network every container joins. */
 export const DOCKER_NETWORK = 'torchx';
-/** Label keys TorchX puts on containers. */
-export const DOCKER_LABELS = {
-  version: 'torchx.pytorch.org/version',
-  appId: 'torchx.pytorch.org/app-id',
-  roleName: 'torchx.pytorch.org/role-name',
-  replicaId: 'torchx.pytorch.org/replica-id',
-} as const;
+/** Label keys TorchX puts on containers (version, app id, role name, replica id). */
+export const DOCKER_LABELS = TORCHX_LABELS;
 /** The `torchx.pytorch.org/version` label value. */
-export const DOCKER_TORCHX_VERSION = '0.8.0dev0';
+export const DOCKER_TORCHX_VERSION = TORCHX_VERSION_TAG_VALUE;
 
 /**
  * Environment variables `copy_env` never copies, whatever the pattern: the service's own AWS credentials and

@@ -25,7 +25,12 @@ import {
 } from '../../specs/index.js';
 import { NotSupportedError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
-import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import {
+  RUNNING_CAPABILITIES,
+  Scheduler,
+  type SchedulerCapabilities,
+  type SchedulerContext,
+} from '../scheduler.js';
 import { type SlurmRestClient, slurmNotConfigured } from './client.js';
 import { describeSlurmJob, leaderIdOf, parseReplicaName, type SlurmJob } from './describe.js';
 import { readLogFilePage } from './log-files.js';
@@ -99,15 +104,7 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
   }
 
   override capabilities(): SchedulerCapabilities {
-    return {
-      cancel: true,
-      logs: true,
-      describe: 'full',
-      distributed: true,
-      mounts: false,
-      retries: true,
-      elasticity: false,
-    };
+    return { ...RUNNING_CAPABILITIES, retries: true };
   }
 
   /**

@@ -1,4 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { create as createKubernetes } from '../../../functions/schedulers/kubernetes.js';
+import { create as createKubernetesMcad } from '../../../functions/schedulers/kubernetes-mcad.js';
+import type { SchedulerDeps } from '../../../functions/schedulers/table.js';
+import { readFunctionConfig } from '../../../functions/shared/config.js';
+import { readDeploymentConfig } from '../../../functions/shared/deployment-config.js';
 import { KubernetesScheduler } from '../../../lib/schedulers/kubernetes/index.js';
 import { KubernetesMcadScheduler } from '../../../lib/schedulers/kubernetes-mcad/index.js';
 import { DEFAULT_WORKSPACE_FETCH_IMAGE } from '../../../lib/schedulers/workspace.js';
@@ -241,5 +246,25 @@ describe('the Volcano pod of a replica with a workspace', () => {
       nodeSelector: {},
     });
     expect(Object.keys(pod ?? {})[0]).toBe('initContainers');
+  });
+});
+
+describe("the Kubernetes schedulers' modules", () => {
+  it("give both schedulers the deployment's fetch image (TXS_WORKSPACE_FETCH_IMAGE)", async () => {
+    const image = '123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23';
+    const config = readFunctionConfig({ TXS_TABLE_NAME: 'apps' });
+    const deps = { config, deployment: readDeploymentConfig({ TXS_WORKSPACE_FETCH_IMAGE: image }) };
+    const volcano = createKubernetes(deps as SchedulerDeps)({ sessionName: 'torchx' });
+    const appWrapper = createKubernetesMcad(deps as SchedulerDeps)({ sessionName: 'torchx' });
+    const [volcanoPod] = volcanoPodSpecs(
+      (volcano.submitDryrun(trainApp(), { queue: 'default' }, workspace).request as { resource: unknown })
+        .resource,
+    );
+    const [mcadPod] = mcadPodSpecs(
+      (appWrapper.submitDryrun(trainApp(), {}, workspace).request as { resource: unknown }).resource,
+    );
+    for (const pod of [volcanoPod, mcadPod]) {
+      expect((pod?.initContainers as { image: string }[] | undefined)?.[0]?.image).toBe(image);
+    }
   });
 });
