@@ -4,7 +4,7 @@
  * variable, the value and what it accepts, instead of falling back silently to a default.
  */
 import { DEFAULT_SESSION } from '../../lib/specs/index.js';
-import { ENV } from './env-names.js';
+import { DEFAULT_WORKSPACE_DAYS, ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
@@ -42,6 +42,10 @@ export interface FunctionConfig {
   /** umask (0 to 0o777) local_cwd replicas run with: the local server's own before it tightened it. */
   readonly localReplicaUmask?: number;
   readonly retentionDays: number;
+  /** The S3 bucket of workspace archives (the deployed stack's); undefined: none. */
+  readonly workspaceBucket?: string;
+  /** Days the workspace bucket keeps an archive (its lifecycle rule). */
+  readonly workspaceDays: number;
 }
 
 /** The settings local mode gives the functions itself (its table, its embedded DynamoDB, its schedulers). */
@@ -60,6 +64,7 @@ export class ConfigError extends Error {
 }
 
 const SESSION = /^[A-Za-z0-9_.-]{1,64}$/;
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 const list = (raw: string | undefined): string[] | undefined =>
   raw === undefined || raw.trim() === ''
@@ -100,6 +105,19 @@ export function readFunctionConfig(
   if (!(Number.isInteger(retentionDays) && retentionDays > 0))
     problems.push(`${ENV.retentionDays}='${retentionRaw}' must be a whole number of days, at least 1`);
 
+  const workspaceBucket = env[ENV.workspaceBucket] || undefined;
+  if (workspaceBucket !== undefined && !S3_BUCKET.test(workspaceBucket))
+    problems.push(
+      `${ENV.workspaceBucket}='${workspaceBucket}' is not an S3 bucket name (3 to 63 of a-z 0-9 . -)`,
+    );
+  const workspaceDaysRaw = env[ENV.workspaceDays];
+  const workspaceDays =
+    workspaceDaysRaw === undefined || workspaceDaysRaw === ''
+      ? DEFAULT_WORKSPACE_DAYS
+      : Number(workspaceDaysRaw);
+  if (!(Number.isInteger(workspaceDays) && workspaceDays >= 2))
+    problems.push(`${ENV.workspaceDays}='${workspaceDaysRaw}' must be a whole number of days, at least 2`);
+
   const dynamoDbEndpoint = (local ? local.dynamoDbEndpoint : env[ENV.dynamoDbEndpoint]) || undefined;
   if (dynamoDbEndpoint !== undefined && !URL.canParse(dynamoDbEndpoint))
     problems.push(`${ENV.dynamoDbEndpoint}='${dynamoDbEndpoint}' is not a URL (e.g. http://127.0.0.1:8000)`);
@@ -116,6 +134,8 @@ export function readFunctionConfig(
     sessionName,
     batchQueues: list(env[ENV.batchQueues]) ?? [],
     retentionDays,
+    workspaceDays,
+    ...(workspaceBucket === undefined ? {} : { workspaceBucket }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
     ...(localDataDir === undefined ? {} : { localDataDir }),
