@@ -26,7 +26,7 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from './api-types.js';
-import { ApiError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
 import type { OwnSocket } from './local-socket.js';
 import { NEW_LINK_PATH } from './local-token.js';
