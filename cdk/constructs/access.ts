@@ -11,7 +11,7 @@ import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { WORKSPACE_KEY_PREFIX } from '../../functions/shared/env-names.js';
 import { TABLE_INDEXES } from '../../lib/store/table.js';
-import type { WorkspaceBucket } from './workspace-bucket.js';
+import type { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /** DynamoDB item actions a function may call. */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
@@ -155,7 +155,7 @@ export interface AccessTargets {
   /** SageMaker instance types CreateTrainingJob may use (`sagemaker:InstanceTypes`); any when undefined. */
   readonly sageMakerInstanceTypes?: readonly string[];
   /** The workspace bucket; undefined when the stack has none (nothing is granted). */
-  readonly workspaceBucket?: WorkspaceBucket;
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
 }
 
 /**

@@ -22,14 +22,14 @@ import {
   type Settings,
   type TorchxServerlessProps,
 } from './torchx-serverless-props.js';
-import type { WorkspaceBucket } from './workspace-bucket.js';
+import type { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /** What every function needs to know of the rest of the control plane. */
 export interface FunctionTargets {
   readonly table: ITable;
   readonly eventBus: IEventBus;
   /** The workspace bucket, when the stack has one. */
-  readonly workspaceBucket?: WorkspaceBucket;
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
 }
 
 /** API Gateway waits at most 29 s for an integration; the functions stop before it does. */

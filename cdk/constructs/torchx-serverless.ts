@@ -41,7 +41,7 @@ import { ReconcileSchedule } from './reconcile-schedule.js';
 import { addStateChangeRules } from './state-change-rules.js';
 import { settingsOf, type TorchxServerlessProps } from './torchx-serverless-props.js';
 import { validateProps } from './validate-props.js';
-import { WorkspaceBucket } from './workspace-bucket.js';
+import { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /**
  * The torchx-serverless control plane.
@@ -77,7 +77,7 @@ export class TorchxServerless extends Construct {
    * `aws_sagemaker` scheduler. Grant a job role the construct does not know read of its archives with
    * `workspaceBucket.grantRead(role, 'workspaces/*')`.
    */
-  readonly workspaceBucket?: WorkspaceBucket;
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
   /** The custom domain, with the `customDomain` prop. */
   readonly domainName?: DomainName;
   /** The dashboard, with the `dashboard` prop. */
@@ -99,7 +99,7 @@ export class TorchxServerless extends Construct {
     });
     // Workspace archives of the AWS schedulers' runs; their job roles read them.
     if (settings.workspaceDays !== undefined) {
-      this.workspaceBucket = new WorkspaceBucket(this, 'WorkspaceArchives', {
+      this.workspaceBucket = new WorkspaceArchiveBucket(this, 'WorkspaceArchives', {
         expiration: Duration.days(settings.workspaceDays),
         removalPolicy: settings.removalPolicy,
         readerRoleArns: [

@@ -19,8 +19,8 @@ import {
 import type { Construct } from 'constructs';
 import { WORKSPACE_KEY_PREFIX } from '../../functions/shared/env-names.js';
 
-/** Props of {@link WorkspaceBucket}. */
-export interface WorkspaceBucketProps {
+/** Props of {@link WorkspaceArchiveBucket}. */
+export interface WorkspaceArchiveBucketProps {
   /** How long an archive is kept after its upload (whole days). */
   readonly expiration: Duration;
   /** RETAIN or DESTROY (a bucket that still holds archives is not deleted). */
@@ -33,8 +33,8 @@ export interface WorkspaceBucketProps {
 }
 
 /** The bucket of workspace archives. */
-export class WorkspaceBucket extends Bucket {
-  constructor(scope: Construct, id: string, props: WorkspaceBucketProps) {
+export class WorkspaceArchiveBucket extends Bucket {
+  constructor(scope: Construct, id: string, props: WorkspaceArchiveBucketProps) {
     super(scope, id, {
       encryption: BucketEncryption.S3_MANAGED,
       blockPublicAccess: BlockPublicAccess.BLOCK_ALL,

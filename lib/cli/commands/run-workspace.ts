@@ -1,6 +1,7 @@
 /**
  * `txs run --workspace DIR`: packs the directory into its content-addressed archive (`packWorkspace`) and
- * uploads it to the local server unless the server already holds it. Imported only when a run has a
+ * uploads it unless the server already holds it (`POST /v1/workspaces`: to the local server, or straight to
+ * a deployed stack's S3 bucket). Imported only when a run has a
  * workspace: packing loads `node:crypto` and `tar-stream`, which the start-up of every other command need not.
  *
  * @module
