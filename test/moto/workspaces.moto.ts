@@ -70,6 +70,16 @@ beforeAll(async () => {
 afterAll(async () => {
   s3?.destroy();
   await gate?.close();
+  for (const name of [
+    ENV.tableName,
+    ENV.dynamoDbEndpoint,
+    ENV.schedulers,
+    ENV.localDataDir,
+    ENV.workspaceBucket,
+  ])
+    delete process.env[name];
+  pointSdkAtMoto();
+  configureClients(undefined);
   await rm(dir, { recursive: true, force: true });
 });
 
