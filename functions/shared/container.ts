@@ -64,6 +64,8 @@ export interface LocalModeHooks {
    */
   workspaces?: {
     prepare(sha256: string, runKey: string): Promise<JobWorkspace & { dir: string }>;
+    /** Whether the archive `sha256` is stored (`POST /v1/workspaces`). */
+    holds(sha256: string): Promise<boolean>;
   };
 }
 

@@ -14,12 +14,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { type JobWorkspace, ValidationError, WORKSPACE_SHA256_PATTERN } from '../specs/index.js';
+import {
+  type JobWorkspace,
+  MAX_WORKSPACE_ARCHIVE_BYTES,
+  ValidationError,
+  WORKSPACE_SHA256_PATTERN,
+} from '../specs/index.js';
 import { sendJson } from './lambda-bridge.js';
 import { extractWorkspace, UnsafeArchiveError } from './workspace-extract.js';
-
-/** The largest archive accepted (bytes): the client's 500 MiB content limit, compressed, with room for headers. */
-export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
 
 const ROUTE = /^\/v1\/workspaces\/([^/]*)$/;
 
@@ -81,6 +83,11 @@ export class WorkspaceArchives {
       );
     }
     return true;
+  }
+
+  /** Whether the server holds the archive `sha256` (`POST /v1/workspaces` answers `stored: true`). */
+  async holds(sha256: string): Promise<boolean> {
+    return (await this.sizeOf(sha256)) !== undefined;
   }
 
   /** Bytes of the stored archive, or undefined when there is none. */

@@ -162,17 +162,41 @@ export const WORKSPACE_SCHEDULERS: readonly string[] = [
   'kubernetes_mcad',
 ];
 
-/** A run request's workspace: the archive uploaded to `PUT /v1/workspaces/{sha256}`, named by its hash. */
-export const workspaceRefSchema = z.strictObject({
-  sha256: z
-    .string()
+/**
+ * The largest workspace archive accepted (bytes): the client's 500 MiB content limit, compressed, with room
+ * for headers. A single S3 PUT takes up to 5 GB, so one presigned URL carries any archive under it.
+ */
+export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
+
+const workspaceSha256 = z
+  .string()
+  .check(
+    z.regex(WORKSPACE_SHA256_PATTERN, 'must be the SHA-256 of the uploaded archive: 64 lowercase hex digits'),
+  );
+
+/** A run request's workspace: the archive stored through `POST /v1/workspaces`, named by its hash. */
+export const workspaceRefSchema = z.strictObject({ sha256: workspaceSha256 });
+
+/**
+ * Body of `POST /v1/workspaces`: the archive the caller is about to run with, which the server either holds
+ * already or answers an upload for, pinned to exactly this hash and length.
+ */
+export const workspaceOfferSchema = z.strictObject({
+  sha256: workspaceSha256,
+  size: z
+    .int()
     .check(
-      z.regex(
-        WORKSPACE_SHA256_PATTERN,
-        'must be the SHA-256 of the uploaded archive: 64 lowercase hex digits',
+      z.minimum(1, 'must be the archive’s length in bytes (at least 1)'),
+      z.maximum(
+        MAX_WORKSPACE_ARCHIVE_BYTES,
+        `must be at most ${MAX_WORKSPACE_ARCHIVE_BYTES} bytes (600 MiB); leave large files out with .torchxignore`,
       ),
     ),
+  fileCount: z.int().check(z.minimum(0, 'must be the number of regular files in the archive (0 or more)')),
 });
+
+/** A validated `POST /v1/workspaces` body. */
+export type WorkspaceOffer = z.output<typeof workspaceOfferSchema>;
 
 /** Body of `POST /v1/apps` and `POST /v1/dryrun`: an AppDef or a builtin component with its arguments. */
 export const runRequestSchema = z.strictObject({
@@ -475,6 +499,17 @@ export function parseRunRequest(input: unknown): RunRequest {
   };
   if (app !== undefined) return { ...common, app: toAppDef(app, 'app') };
   return { ...common, component: component as string, args: args ?? [] };
+}
+
+/**
+ * Validates a `POST /v1/workspaces` body: `{sha256, size, fileCount}`.
+ *
+ * @throws ValidationError naming each bad field.
+ */
+export function parseWorkspaceOffer(input: unknown): WorkspaceOffer {
+  const result = z.safeParse(workspaceOfferSchema, input, { reportInput: true });
+  if (!result.success) failWith(toFieldIssues(result.error.issues, ''), 'workspace');
+  return result.data;
 }
 
 /** Validates a cfg object on its own (e.g. from a config file). */

@@ -104,16 +104,21 @@ describe('txs run --workspace (local_cwd)', () => {
     expect((await txs('status', handle)).out).toContain(`workspace: ${app.workspace.sha256}`);
   });
 
-  it('uploads nothing when the server already holds the archive', async () => {
+  it('uploads nothing when the server already holds the archive: one POST /v1/workspaces, no bytes', async () => {
     const src = await sourceDir('twice', { 'run.sh': 'echo twice\n' });
+    sent.length = 0;
     const first = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
     expect(first.code, first.err).toBe(ExitCode.OK);
     expect(first.err).toContain('uploaded workspace');
+    const workspaceRequests = () => sent.filter((request) => request.includes('/v1/workspaces'));
+    expect(workspaceRequests()).toEqual([
+      'POST /v1/workspaces',
+      expect.stringMatching(/^PUT \/v1\/workspaces\/[0-9a-f]{64}$/),
+    ]);
     sent.length = 0;
     const second = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
     expect(second.code, second.err).toBe(ExitCode.OK);
-    expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
-    expect(sent.some((request) => request.startsWith('HEAD /v1/workspaces/'))).toBe(true);
+    expect(workspaceRequests()).toEqual(['POST /v1/workspaces']);
     expect((await txs('log', second.out.trim())).out).toBe('twice\n');
   });
 

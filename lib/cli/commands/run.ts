@@ -257,8 +257,10 @@ async function runCommand(
     app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
 
   if (options.dryrun) {
-    // The dry run shows the archive a run would upload; nothing is uploaded.
-    const dryrun = await client.dryrun(body);
+    // The dry run shows the archive a run would upload, and where the job fetches it; nothing is uploaded.
+    const dryrun = await client.dryrun(
+      packed === undefined ? body : { ...body, workspace: { sha256: packed.sha256 } },
+    );
     for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
     if (options.json) {
       invocation.json(
@@ -266,12 +268,18 @@ async function runCommand(
           ? dryrun
           : {
               ...dryrun,
-              workspace: { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount },
+              workspace: {
+                ...dryrun.workspace,
+                sha256: packed.sha256,
+                size: packed.size,
+                fileCount: packed.fileCount,
+              },
             },
       );
     } else {
       invocation.out(await formatDryRun(dryrun));
-      if (packed !== undefined && shipping !== undefined) invocation.out(shipping.describePacked(packed));
+      if (packed !== undefined && shipping !== undefined)
+        invocation.out(shipping.describePacked(packed, dryrun.workspace));
     }
     return ExitCode.OK;
   }
