@@ -17,6 +17,8 @@ let dataDir: string;
 let home: string;
 /** Every request the CLI sent, as `METHOD path`. */
 const sent: string[] = [];
+/** The JSON bodies of the dry runs the CLI sent. */
+const dryruns: Array<{ workspace?: { sha256: string } }> = [];
 
 const { transport: validating } = validateResponses(() => server?.url);
 
@@ -47,6 +49,9 @@ function txs(...args: string[]): Promise<{ code: number; out: string; err: strin
     homeDir: home,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.pathname}`);
+      if (exchange.url.pathname === '/v1/dryrun' && typeof exchange.body === 'string') {
+        dryruns.push(JSON.parse(exchange.body) as { workspace?: { sha256: string } });
+      }
       return validating(exchange);
     },
   });
@@ -117,14 +122,18 @@ describe('txs run --workspace (local_cwd)', () => {
     expect((await txs('log', second.out.trim())).out).toBe('twice\n');
   });
 
-  it('shows the archive in a dry run and uploads nothing', async () => {
+  it('shows the archive in a dry run, names it in the dry run request, and uploads nothing', async () => {
     const src = await sourceDir('dry', { 'big.bin': 'x'.repeat(5000), 'small.txt': 'y' });
     sent.length = 0;
+    dryruns.length = 0;
     const dry = await txs('run', '--dryrun', '--workspace', src, 'utils.sh', 'true');
     expect(dry.code, dry.err).toBe(ExitCode.OK);
     expect(dry.out).toMatch(/workspace: [0-9a-f]{64}\n {2}2 files/);
     expect(dry.out).toMatch(/largest:\n +4\.9 KiB {2}big\.bin/);
+    expect(dry.err).toContain(`workspace: packing ${src}\n`);
     expect(sent.filter((request) => !request.startsWith('POST /v1/dryrun'))).toEqual([]);
+    const sha256 = /workspace: ([0-9a-f]{64})/.exec(dry.out)?.[1];
+    expect(dryruns).toEqual([expect.objectContaining({ workspace: { sha256 } })]);
   });
 
   it('takes --workspace "" as none, as TorchX does: the job runs in the caller\'s directory and nothing is sent', async () => {
@@ -135,10 +144,58 @@ describe('txs run --workspace (local_cwd)', () => {
     expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
   });
 
-  it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
-    const run = await txs('run', '-s', 'aws_batch', '--workspace', join(dataDir, 'missing'), 'utils.echo');
+  it('refuses a workspace for a scheduler that cannot take one, before packing or sending anything', async () => {
+    sent.length = 0;
+    const run = await txs('run', '-s', 'lsf', '--workspace', join(dataDir, 'missing'), 'utils.echo');
     expect(run.code).toBe(ExitCode.USAGE);
-    expect(run.err).toContain('the aws_batch scheduler cannot take a workspace yet');
+    expect(run.err).toContain('the lsf scheduler cannot take a workspace');
+    expect(run.err).toContain('hint: run without one: --workspace ""');
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('txs workspace DIR', () => {
+  it('uploads the archive once and prints its summary as JSON, the archive a run with the same directory records', async () => {
+    const src = await sourceDir('pushed', { 'train.py': 'print(1)\n', 'conf.yaml': 'a: 1\n' });
+    const first = await txs('workspace', '--json', src);
+    expect(first.code, first.err).toBe(ExitCode.OK);
+    const pushed = JSON.parse(first.out) as {
+      sha256: string;
+      size: number;
+      fileCount: number;
+      uploaded: boolean;
+    };
+    expect(pushed).toMatchObject({ fileCount: 2, uploaded: true });
+    expect(await storedArchives()).toContain(`${pushed.sha256}.tar.gz`);
+
+    sent.length = 0;
+    const again = await txs('workspace', '--json', src);
+    expect(JSON.parse(again.out)).toEqual({ ...pushed, uploaded: false });
+    expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
+
+    const run = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'true');
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    const described = JSON.parse((await txs('describe', '--json', run.out.trim())).out) as {
+      workspace: { sha256: string; size: number; fileCount: number };
+    };
+    expect(described.workspace).toEqual({ sha256: pushed.sha256, size: pushed.size, fileCount: 2 });
+  });
+
+  it('packs without uploading with --dryrun, listing the largest files', async () => {
+    const src = await sourceDir('pushed-dry', { 'weights.bin': 'w'.repeat(3000) });
+    sent.length = 0;
+    const dry = await txs('workspace', '--dryrun', src);
+    expect(dry.code, dry.err).toBe(ExitCode.OK);
+    expect(dry.out).toMatch(/largest:\n +2\.9 KiB {2}weights\.bin/);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses a missing directory with a usage error naming it, sending nothing', async () => {
+    sent.length = 0;
+    const missing = await txs('workspace', join(dataDir, 'nowhere'));
+    expect(missing.code).toBe(ExitCode.USAGE);
+    expect(missing.err).toContain('nowhere');
+    expect(sent).toEqual([]);
   });
 });
 

@@ -1,0 +1,92 @@
+/**
+ * Which directory `txs run` ships as the workspace, the way TorchX's `torchx run` chooses it: `--workspace`
+ * (`""` for none), else `workspace` under `[cli:run]` of `.txsconfig`, else the current directory for a
+ * scheduler that runs an image and takes a workspace. Kept apart from the packing modules, which load
+ * `node:crypto` and `tar-stream`: a run without a workspace never imports them.
+ *
+ * @module
+ */
+import { resolve } from 'node:path';
+import { displayText } from '../../specs/names.js';
+import { WORKSPACE_SCHEDULERS } from '../../specs/schema.js';
+import { UsageError } from '../errors.js';
+
+/**
+ * Schedulers that take a workspace only when one is asked for: their jobs run in the caller's directory
+ * (TorchX's `local_cwd` has no workspace at all), so the current directory is no default there.
+ */
+export const OPT_IN_WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd'];
+
+/** Where the workspace came from: `--workspace`, `.txsconfig`, or the current directory by default. */
+export type WorkspaceSource = 'flag' | 'config' | 'default';
+
+/** The directory to ship and why it is that one. */
+export interface WorkspaceChoice {
+  /** Absolute path of the directory. */
+  readonly dir: string;
+  readonly source: WorkspaceSource;
+}
+
+/** What the choice depends on. */
+export interface WorkspaceChoiceInput {
+  readonly scheduler: string;
+  /** `--workspace` as given (`''` means none); undefined when absent. */
+  readonly flag: string | undefined;
+  /** `workspace` under `[cli:run]` of `.txsconfig` (`''` means none); undefined when unset. */
+  readonly configured: string | undefined;
+  /** The caller's working directory: the default, and what relative paths are relative to. */
+  readonly cwd: string;
+  /** The schedulers that take a workspace (default: {@link WORKSPACE_SCHEDULERS}). */
+  readonly takesWorkspace?: (scheduler: string) => boolean;
+}
+
+/** True when `scheduler` takes a workspace at all. */
+function defaultTakesWorkspace(scheduler: string): boolean {
+  return WORKSPACE_SCHEDULERS.includes(scheduler);
+}
+
+/**
+ * The workspace of a run, or undefined for none. As in TorchX, the default (the current directory) and a
+ * `.txsconfig` value apply only where the scheduler takes a workspace and are left out elsewhere; an
+ * explicit `--workspace DIR` for a scheduler that cannot take one is an error.
+ *
+ * @throws UsageError naming the scheduler when `--workspace DIR` is given for a scheduler that takes none.
+ * @example
+ * ```ts
+ * chooseWorkspace({ scheduler: 'aws_batch', flag: undefined, configured: undefined, cwd: '/src' });
+ * // { dir: '/src', source: 'default' } (once aws_batch takes a workspace)
+ * ```
+ */
+export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | undefined {
+  const takes = (input.takesWorkspace ?? defaultTakesWorkspace)(input.scheduler);
+  if (input.flag !== undefined) {
+    if (input.flag === '') return undefined;
+    if (!takes) {
+      const able = WORKSPACE_SCHEDULERS.join(', ');
+      throw new UsageError(
+        `the ${input.scheduler} scheduler cannot take a workspace (--workspace ${input.flag}); only ${able} can`,
+        'run without one: --workspace ""',
+      );
+    }
+    return { dir: resolve(input.cwd, input.flag), source: 'flag' };
+  }
+  if (input.configured !== undefined) {
+    if (input.configured === '' || !takes) return undefined;
+    return { dir: resolve(input.cwd, input.configured), source: 'config' };
+  }
+  if (!takes || OPT_IN_WORKSPACE_SCHEDULERS.includes(input.scheduler)) return undefined;
+  return { dir: input.cwd, source: 'default' };
+}
+
+/**
+ * The stderr line said before packing: which directory is shipped, and, when `txs` chose it rather than
+ * `--workspace`, where from and how to run without it.
+ */
+export function describeChoice(choice: WorkspaceChoice, scheduler: string): string {
+  const why: Record<WorkspaceSource, string> = {
+    flag: '',
+    config: ' (workspace in [cli:run] of .txsconfig; --workspace "" runs without it)',
+    default: ` (the current directory, the default workspace for ${scheduler}; --workspace "" runs without it)`,
+  };
+  return `workspace: packing ${displayText(choice.dir)}${why[choice.source]}`;
+}
