@@ -147,8 +147,8 @@ export const cfgSchema = z.record(safeKey, cfgValue);
 /** The pattern of a workspace archive's content address: its SHA-256, 64 lowercase hex digits. */
 export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
 
-/** The schedulers that take a workspace today (local_cwd, on the local server: docs/workspaces.md). */
-export const WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd'];
+/** The schedulers that take a workspace: the list lives in a module without zod, which the CLI reads at start. */
+export { WORKSPACE_SCHEDULERS } from './workspace-schedulers.js';
 
 /** A run request's workspace: the archive uploaded to `PUT /v1/workspaces/{sha256}`, named by its hash. */
 export const workspaceRefSchema = z.strictObject({

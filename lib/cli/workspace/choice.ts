@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { displayText } from '../../specs/names.js';
-import { WORKSPACE_SCHEDULERS } from '../../specs/schema.js';
+import { WORKSPACE_SCHEDULERS } from '../../specs/workspace-schedulers.js';
 import { UsageError } from '../errors.js';
 
 /**
