@@ -57,7 +57,7 @@ async function checkInsideCwd(invocation: Invocation, dir: string): Promise<void
 export async function packChoice(
   invocation: Invocation,
   choice: WorkspaceChoice,
-  scheduler: string,
+  scheduler?: string,
 ): Promise<PackedWorkspace> {
   if (choice.source === 'config') await checkInsideCwd(invocation, choice.dir);
   invocation.err(describeChoice(choice, scheduler));

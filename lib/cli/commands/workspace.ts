@@ -31,7 +31,7 @@ export function registerWorkspace(program: Command, invocation: Invocation): voi
   ).action(async (dir: string | undefined, options: WorkspaceOptions) => {
     const shipping = await import('./run-workspace.js');
     const root = resolve(invocation.io.cwd, dir ?? '.');
-    const packed = await shipping.packChoice(invocation, { dir: root, source: 'flag' }, '');
+    const packed = await shipping.packChoice(invocation, { dir: root, source: 'flag' });
     const summary = { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount };
     if (options.dryrun) {
       if (options.json) invocation.json({ ...summary, uploaded: false, largest: packed.largest });

@@ -82,7 +82,7 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
  * The stderr line said before packing: which directory is shipped, and, when `txs` chose it rather than
  * `--workspace`, where from and how to run without it.
  */
-export function describeChoice(choice: WorkspaceChoice, scheduler: string): string {
+export function describeChoice(choice: WorkspaceChoice, scheduler = 'this scheduler'): string {
   const why: Record<WorkspaceSource, string> = {
     flag: '',
     config: ' (workspace in [cli:run] of .txsconfig; --workspace "" runs without it)',

@@ -2,7 +2,7 @@
  * `[cli:run] workspace` of `.txsconfig`: TorchX's way of setting the default workspace, honoured by `txs run`,
  * and confined to the directory `txs` runs from (a cloned repository's `.txsconfig` is read too).
  */
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -78,6 +78,17 @@ describe('txs run with [cli:run] workspace', () => {
     const { code, err, dryruns } = await dryrunWithConfig('[cli:run]\nworkspace = innocent\n');
     expect(code).toBe(ExitCode.USAGE);
     expect(err).toContain('is outside the current directory');
+    expect(dryruns).toEqual([]);
+  });
+
+  it('lists the largest files of a configured workspace over the size limit, and says how to run without one', async () => {
+    // A sparse file: its size counts, no disk is used, and the limit is checked before anything is read.
+    await writeFile(join(project, 'src', 'weights.bin'), '');
+    await truncate(join(project, 'src', 'weights.bin'), 600 * 1024 * 1024);
+    const { code, err, dryruns } = await dryrunWithConfig('[cli:run]\nworkspace = src\n');
+    expect(code).toBe(ExitCode.USAGE);
+    expect(err).toMatch(/over the 500 MiB limit; the largest:\n +600 MiB {2}weights\.bin/);
+    expect(err).toMatch(/hint: .*\.torchxignore.*; or run without a workspace: --workspace ""/);
     expect(dryruns).toEqual([]);
   });
 });
