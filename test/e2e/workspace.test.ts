@@ -154,6 +154,42 @@ describe('txs run --workspace (local_cwd)', () => {
   });
 });
 
+describe('txs run --workspace sha256:<hex>', () => {
+  it('runs again in the archive of an earlier run, whatever the directory holds now, uploading nothing', async () => {
+    const src = await sourceDir('rerun', { 'data.txt': 'first\n' });
+    const first = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'cat', 'data.txt');
+    expect(first.code, first.err).toBe(ExitCode.OK);
+    const { workspace } = JSON.parse((await txs('describe', '--json', first.out.trim())).out) as {
+      workspace: { sha256: string };
+    };
+    await writeFile(join(src, 'data.txt'), 'edited since\n');
+    sent.length = 0;
+    const again = await txs(
+      'run',
+      '--wait',
+      '--workspace',
+      `sha256:${workspace.sha256}`,
+      'utils.sh',
+      'cat',
+      'data.txt',
+    );
+    expect(again.code, again.err).toBe(ExitCode.OK);
+    expect(again.err).not.toContain('packing');
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+    expect((await txs('log', again.out.trim())).out).toBe('first\n');
+    const described = JSON.parse((await txs('describe', '--json', again.out.trim())).out) as {
+      workspace: { sha256: string };
+    };
+    expect(described.workspace.sha256).toBe(workspace.sha256);
+  });
+
+  it('is refused by the server, naming workspace.sha256, when it does not hold the archive', async () => {
+    const run = await txs('run', '--workspace', `sha256:${'e'.repeat(64)}`, 'utils.echo');
+    expect(run.code).toBe(ExitCode.USAGE);
+    expect(run.err).toContain('workspace.sha256');
+  });
+});
+
 describe('txs workspace DIR', () => {
   it('uploads the archive once and prints its summary as JSON, the archive a run with the same directory records', async () => {
     const src = await sourceDir('pushed', { 'train.py': 'print(1)\n', 'conf.yaml': 'a: 1\n' });

@@ -249,12 +249,13 @@ async function runCommand(
     configured: config.get('cli:run', 'workspace'),
     cwd: invocation.io.cwd,
   });
-  const shipping = choice === undefined ? undefined : await import('./run-workspace.js');
+  const directory = choice === undefined || 'sha256' in choice ? undefined : choice;
+  const shipping = directory === undefined ? undefined : await import('./run-workspace.js');
   cfg = await withCallerContext(cfg, scheduler, client, invocation, choice !== undefined);
   const packed =
-    shipping === undefined || choice === undefined
+    shipping === undefined || directory === undefined
       ? undefined
-      : await shipping.packChoice(invocation, choice, scheduler);
+      : await shipping.packChoice(invocation, directory, scheduler);
   const common = {
     scheduler,
     ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),
@@ -263,29 +264,25 @@ async function runCommand(
   const body: RunRequestBody =
     app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
   // The dry run names the archive too, so the server can show the request that fetches it.
-  if (packed !== undefined) body.workspace = { sha256: packed.sha256 };
+  const sha256 = packed?.sha256 ?? (choice !== undefined && 'sha256' in choice ? choice.sha256 : undefined);
+  if (sha256 !== undefined) body.workspace = { sha256 };
 
   if (options.dryrun) {
     // The dry run shows the archive a run would upload (hash, size, largest files); nothing is uploaded.
     const dryrun = await client.dryrun(body);
     for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
+    const workspace =
+      packed === undefined
+        ? sha256 === undefined
+          ? undefined
+          : { sha256 }
+        : { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount, largest: packed.largest };
     if (options.json) {
-      invocation.json(
-        packed === undefined
-          ? dryrun
-          : {
-              ...dryrun,
-              workspace: {
-                sha256: packed.sha256,
-                size: packed.size,
-                fileCount: packed.fileCount,
-                largest: packed.largest,
-              },
-            },
-      );
+      invocation.json(workspace === undefined ? dryrun : { ...dryrun, workspace });
     } else {
       invocation.out(await formatDryRun(dryrun));
       if (packed !== undefined && shipping !== undefined) invocation.out(shipping.describePacked(packed));
+      else if (sha256 !== undefined) invocation.out(`workspace: ${sha256} (an archive the server holds)`);
     }
     return ExitCode.OK;
   }

@@ -8,7 +8,7 @@
  */
 import { resolve } from 'node:path';
 import { displayText } from '../../specs/names.js';
-import { WORKSPACE_SCHEDULERS } from '../../specs/workspace-schedulers.js';
+import { WORKSPACE_SCHEDULERS, WORKSPACE_SHA256_PATTERN } from '../../specs/workspaces.js';
 import { UsageError } from '../errors.js';
 
 /**
@@ -26,6 +26,14 @@ export interface WorkspaceChoice {
   readonly dir: string;
   readonly source: WorkspaceSource;
 }
+
+/** An archive the server already holds, named with `--workspace sha256:<hex>` (a relaunch with the same code). */
+export interface StoredWorkspace {
+  readonly sha256: string;
+}
+
+/** The prefix of `--workspace` that names a stored archive instead of a directory. */
+export const STORED_PREFIX = 'sha256:';
 
 /** What the choice depends on. */
 export interface WorkspaceChoiceInput {
@@ -50,24 +58,29 @@ function defaultTakesWorkspace(scheduler: string): boolean {
  * `.txsconfig` value apply only where the scheduler takes a workspace and are left out elsewhere; an
  * explicit `--workspace DIR` for a scheduler that cannot take one is an error.
  *
- * @throws UsageError naming the scheduler when `--workspace DIR` is given for a scheduler that takes none.
+ * `--workspace sha256:<hex>` names an archive the server holds (uploaded by an earlier run or `txs workspace`)
+ * instead of a directory: nothing is packed or uploaded, and the run gets that same code.
+ *
+ * @throws UsageError naming the scheduler when `--workspace DIR` is given for a scheduler that takes none,
+ *   or when `sha256:` is not followed by a SHA-256.
  * @example
  * ```ts
  * chooseWorkspace({ scheduler: 'aws_batch', flag: undefined, configured: undefined, cwd: '/src' });
  * // { dir: '/src', source: 'default' } (once aws_batch takes a workspace)
  * ```
  */
-export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | undefined {
+export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | StoredWorkspace | undefined {
   const takes = (input.takesWorkspace ?? defaultTakesWorkspace)(input.scheduler);
   if (input.flag !== undefined) {
     if (input.flag === '') return undefined;
     if (!takes) {
       const able = WORKSPACE_SCHEDULERS.join(', ');
       throw new UsageError(
-        `the ${input.scheduler} scheduler cannot take a workspace (--workspace ${input.flag}); only ${able} can`,
+        `the ${input.scheduler} scheduler cannot take a workspace (--workspace ${displayText(input.flag)}); only ${able} can`,
         'run without one: --workspace ""',
       );
     }
+    if (input.flag.startsWith(STORED_PREFIX)) return storedWorkspace(input.flag);
     return { dir: resolve(input.cwd, input.flag), source: 'flag' };
   }
   if (input.configured !== undefined) {
@@ -76,6 +89,23 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
   }
   if (!takes || OPT_IN_WORKSPACE_SCHEDULERS.includes(input.scheduler)) return undefined;
   return { dir: input.cwd, source: 'default' };
+}
+
+/**
+ * The archive named by `--workspace sha256:<hex>`.
+ *
+ * @throws UsageError when what follows `sha256:` is not 64 lowercase hex digits.
+ */
+function storedWorkspace(flag: string): StoredWorkspace {
+  const sha256 = flag.slice(STORED_PREFIX.length);
+  if (!WORKSPACE_SHA256_PATTERN.test(sha256)) {
+    throw new UsageError(
+      `--workspace ${displayText(flag)} names no archive: after sha256: give the 64 lowercase hex digits of one`,
+      'see the hash with `txs describe HANDLE` or `txs workspace DIR`; a directory of that name: --workspace ./' +
+        displayText(flag),
+    );
+  }
+  return { sha256 };
 }
 
 /**

@@ -61,6 +61,26 @@ describe('chooseWorkspace', () => {
     expect(chooseWorkspace({ ...base, scheduler: 'lsf', configured: 'src' })).toBeUndefined();
   });
 
+  it('takes --workspace sha256:<hex> as an archive the server holds, not a directory', () => {
+    const sha256 = 'ab'.repeat(32);
+    expect(chooseWorkspace({ ...base, scheduler: 'aws_batch', flag: `sha256:${sha256}` })).toEqual({
+      sha256,
+    });
+    expect(chooseWorkspace({ ...base, scheduler: 'aws_batch', flag: `./sha256:${sha256}` })).toEqual({
+      dir: `/home/me/proj/sha256:${sha256}`,
+      source: 'flag',
+    });
+  });
+
+  it('refuses sha256: followed by anything but a SHA-256, and an archive for a scheduler that takes none', () => {
+    for (const flag of ['sha256:abc', `sha256:${'AB'.repeat(32)}`, 'sha256:']) {
+      expect(() => chooseWorkspace({ ...base, scheduler: 'aws_batch', flag })).toThrow(/names no archive/);
+    }
+    expect(() => chooseWorkspace({ ...base, scheduler: 'lsf', flag: `sha256:${'a'.repeat(64)}` })).toThrow(
+      /the lsf scheduler cannot take a workspace/,
+    );
+  });
+
   it('lets --workspace win over .txsconfig', () => {
     expect(chooseWorkspace({ ...base, scheduler: 'aws_batch', flag: 'other', configured: 'src' })).toEqual({
       dir: '/home/me/proj/other',
