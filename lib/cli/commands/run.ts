@@ -143,8 +143,9 @@ export function registerRun(program: Command, invocation: Invocation): void {
       .option('--idempotency-key <key>', 'submit at most once for this key (default: a fresh key per run)')
       .option(
         '--workspace <dir>',
-        'ship this directory to the job, uploaded once by content ("" for none; default: [cli:run] workspace, ' +
-          'else the current directory for schedulers that run an image; local_cwd: none)',
+        'ship this directory to the job, uploaded once by content ("" for none; sha256:<hash> for an archive ' +
+          'the server holds; default: [cli:run] workspace, else the current directory for schedulers that run ' +
+          'an image; local_cwd: none)',
       )
       .argument('[component]', 'builtin component, e.g. utils.echo, dist.ddp (see `txs builtins`)')
       .argument('[args...]', 'arguments of the component')
