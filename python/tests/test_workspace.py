@@ -47,7 +47,7 @@ def test_the_image_schedulers_take_torchx_workspaces_and_txs_local_cwd_does_not(
 
 
 def test_a_dryrun_with_a_workspace_uploads_it_once_and_names_it_in_the_request(
-    env: Path, server: LocalServer
+    env: Path, server: LocalServer, capsys: pytest.CaptureFixture
 ) -> None:
     code = env / "code"
     code.mkdir()
@@ -56,12 +56,28 @@ def test_a_dryrun_with_a_workspace_uploads_it_once_and_names_it_in_the_request(
         first = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
         sha256 = first.request.body["workspace"]["sha256"]
         assert f"{sha256}.tar.gz" in stored_archives(server)
-        # The run replays the dry run's body: the same archive.
+        # The run replays the dry run's body (the same archive); the role's image is left as it is.
         assert first.request.body["app"]["roles"][0]["image"] == "python:3.11"
+        said = capsys.readouterr().err
+        assert f"workspace: packing {code}" in said and f"uploaded workspace {sha256}" in said
+
+        again = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
+        assert again.request.body["workspace"]["sha256"] == sha256
+        assert "uploaded workspace" not in capsys.readouterr().err
 
         (code / "train.py").write_text("print('edited again')\n")
         second = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
         assert second.request.body["workspace"]["sha256"] != sha256
+
+
+def test_a_sha256_workspace_names_a_stored_archive_without_running_txs(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TXS_CLI", str(env / "no-such-txs"))
+    sha256 = "ab" * 32
+    with get_runner() as runner:
+        info = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=f"sha256:{sha256}")
+    assert info.request.body["workspace"] == {"sha256": sha256}
 
 
 def test_no_workspace_sends_none_and_never_runs_txs(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:

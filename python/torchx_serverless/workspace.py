@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,6 +20,9 @@ from dataclasses import dataclass
 from typing import Any, List, Optional
 
 from torchx_serverless.client import TxsError
+
+#: ``--workspace sha256:<hex>``: an archive the service holds, named by its SHA-256 (``txs run``'s spelling).
+_STORED = re.compile(r"^sha256:([0-9a-f]{64})$")
 
 #: Environment variable naming the ``txs`` command (a path, or a command line such as ``npx txs``).
 TXS_CLI_ENV = "TXS_CLI"
@@ -39,14 +43,14 @@ class ShippedWorkspace:
 
     Attributes:
         sha256: the archive's SHA-256 (its name; the run request's ``workspace.sha256``)
-        size: bytes of the archive
-        file_count: regular files in it
+        size: bytes of the archive (None for one named by ``sha256:<hex>``)
+        file_count: regular files in it (None likewise)
         uploaded: whether this call sent it (False: the service held it already)
     """
 
     sha256: str
-    size: int
-    file_count: int
+    size: Optional[int]
+    file_count: Optional[int]
     uploaded: bool
 
 
@@ -116,8 +120,15 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
 
 def ship_workspace(workspace: Any, endpoint: str) -> ShippedWorkspace:
     """Ships a TorchX ``Workspace``: one directory as it is, or several projects (or one mapped to a
-    sub-directory) merged into a temporary directory first, as TorchX's own ``WorkspaceMixin`` does."""
+    sub-directory) merged into a temporary directory first, as TorchX's own ``WorkspaceMixin`` does.
+
+    ``--workspace sha256:<hex>`` (as in ``txs run``) names an archive the service holds already, e.g. an
+    earlier run's: nothing is packed or uploaded, and a service that no longer holds it refuses the run.
+    """
     if workspace.is_unmapped_single_project():
+        stored = _STORED.match(str(workspace))
+        if stored:
+            return ShippedWorkspace(sha256=stored.group(1), size=None, file_count=None, uploaded=False)
         return ship_directory(os.path.abspath(os.path.expanduser(str(workspace))), endpoint)
     with tempfile.TemporaryDirectory(prefix="txs-workspace-") as merged:
         workspace.merge_into(merged)
