@@ -83,7 +83,7 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
         TxsWorkspaceError: ``txs`` cannot be run, or refused the directory (missing, over the size limit,
             a symlink out of the tree, ...) or the upload; the message is ``txs``'s own.
     """
-    argv = [*(command or txs_command()), "workspace", "--json", "--endpoint", endpoint, directory]
+    argv = [*(command or txs_command()), "workspace", "--json", "--endpoint", endpoint, "--", directory]
     try:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as error:
@@ -112,7 +112,7 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
         )
     except (ValueError, KeyError, TypeError):
         raise TxsWorkspaceError(
-            f"`{' '.join(argv[:-1])}` did not answer the workspace's summary as JSON (got {out[:200]!r});"
+            f"`{' '.join(argv[:-2])}` did not answer the workspace's summary as JSON (got {out[:200]!r});"
             " is it torchx-serverless's txs?",
             code="WorkspaceRefused",
         ) from None
