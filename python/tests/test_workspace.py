@@ -87,15 +87,20 @@ def test_no_workspace_sends_none_and_never_runs_txs(env: Path, monkeypatch: pyte
     assert "workspace" not in info.request.body
 
 
-def test_roles_with_different_workspaces_are_refused(env: Path) -> None:
+def test_roles_with_different_workspaces_are_refused(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = echo_app()
     other = specs.Role(name="other", image="python:3.11", entrypoint="true", resource=specs.Resource(1, 0, 64))
     for role, name in [(app.roles[0], "a"), (other, "b")]:
         (env / name).mkdir()
         role.workspace = specs.Workspace.from_str(str(env / name))
     app.roles.append(other)
+    scheduler = aws_batch("torchx")
     with pytest.raises(TxsWorkspaceError, match="have different workspaces"):
-        aws_batch("torchx").submit_dryrun(app, {"queue": "q"})
+        scheduler.submit_dryrun(app, {"queue": "q"})
+    # Refused before anything is packed: the txs command is never run.
+    monkeypatch.setenv("TXS_CLI", str(env / "no-such-txs"))
+    with pytest.raises(TxsWorkspaceError, match="have different workspaces"):
+        scheduler.build_workspaces(app.roles, {"queue": "q"})
 
 
 def test_a_missing_txs_is_an_error_naming_how_to_install_it_or_run_without_a_workspace(

@@ -471,6 +471,11 @@ class TxsWorkspaceScheduler(WorkspaceMixin[None], TxsScheduler):
         # What build_workspaces shipped, per TorchX Workspace, until the dry run names it.
         self._shipped: Dict[Any, ShippedWorkspace] = {}
 
+    def build_workspaces(self, roles: List[specs.Role], cfg: Mapping[str, Any]) -> None:
+        """TorchX's ``build_workspaces``, refusing roles with different workspaces before anything is shipped."""
+        _one_workspace(roles)
+        super().build_workspaces(roles, cfg)
+
     def caching_build_workspace_and_update_role(
         self, role: specs.Role, cfg: Mapping[str, Any], build_cache: Dict[object, object]
     ) -> None:
@@ -491,23 +496,31 @@ class TxsWorkspaceScheduler(WorkspaceMixin[None], TxsScheduler):
         Raises:
             TxsWorkspaceError: roles have different workspaces (a request carries one, for the whole app).
         """
-        workspaces = []
-        for role in app.roles:
-            workspace = getattr(role, "workspace", None)
-            if workspace and workspace not in workspaces:
-                workspaces.append(workspace)
-        if not workspaces:
+        workspace = _one_workspace(app.roles)
+        if workspace is None:
             return None
-        if len(workspaces) > 1:
-            raise TxsWorkspaceError(
-                f"the roles of {app.name} have different workspaces ({'; '.join(map(str, workspaces))}), and a"
-                " torchx-serverless app runs in one: give the roles the same workspace, or only role[0]"
-                " (torchx run --workspace DIR)",
-                code="InvalidWorkspace",
-            )
-        workspace = workspaces[0]
         shipped = self._shipped.pop(workspace, None) or ship_workspace(workspace, self.client(cfg).endpoint)
         return {"sha256": shipped.sha256}
+
+
+def _one_workspace(roles: Iterable[specs.Role]) -> Any:
+    """The one workspace the roles have (None: none has one).
+
+    Raises:
+        TxsWorkspaceError: roles have different workspaces (a request carries one, for the whole app).
+    """
+    workspaces: List[Any] = []
+    for role in roles:
+        workspace = getattr(role, "workspace", None)
+        if workspace and workspace not in workspaces:
+            workspaces.append(workspace)
+    if len(workspaces) > 1:
+        raise TxsWorkspaceError(
+            f"the roles have different workspaces ({'; '.join(map(str, workspaces))}), and a torchx-serverless"
+            " app runs in one: give the roles the same workspace, or only role[0] (torchx run --workspace DIR)",
+            code="InvalidWorkspace",
+        )
+    return workspaces[0] if workspaces else None
 
 
 def _inside_runner_wait() -> bool:
