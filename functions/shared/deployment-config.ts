@@ -2,7 +2,7 @@
  * The deployment's security settings, read from the environment (names in env-names.ts, set by the CDK
  * construct; local mode sets its own defaults) once per cold start and checked then: who is an admin, which
  * roles have per-session owners, what host access jobs may have, which SageMaker instance types runs may use,
- * the stack tag and the Batch name prefix. A bad value fails every request with a 500 (logged) rather than running wider than
+ * the stack tag, the Batch name prefix and the image that fetches Batch workspaces. A bad value fails every request with a 500 (logged) rather than running wider than
  * configured.
  *
  * @module
@@ -13,7 +13,7 @@ import {
   NO_HOST_ACCESS,
   parseHostPathList,
 } from '../../lib/specs/index.js';
-import { batchNamePrefix, ENV, STACK_TAG_KEY } from './env-names.js';
+import { batchNamePrefix, CONTAINER_IMAGE_PATTERN, ENV, STACK_TAG_KEY } from './env-names.js';
 import { canonicalPrincipal, type IdentityConfig } from './identity.js';
 
 /** Everything security-related a function is configured with. */
@@ -29,6 +29,8 @@ export interface DeploymentConfig {
    * definitions named so); empty outside a deployed stack.
    */
   readonly batchNamePrefix: string;
+  /** Image of the container that fetches an aws_batch workspace; undefined: the translator's default. */
+  readonly workspaceFetchImage?: string;
 }
 
 /** The settings quoted in host-access refusals: the construct prop and its environment variable. */
@@ -95,6 +97,10 @@ export function readDeploymentConfig(
       );
     }
   }
+  const fetchImage = env[ENV.workspaceFetchImage];
+  if (fetchImage !== undefined && fetchImage !== '' && !CONTAINER_IMAGE_PATTERN.test(fetchImage)) {
+    throw new Error(`${ENV.workspaceFetchImage}: '${fetchImage}' is not a container image reference`);
+  }
   const stackName = env[ENV.stackName];
   return {
     identity: { sessionOwnerRoles, admins },
@@ -102,6 +108,7 @@ export function readDeploymentConfig(
     ...(instanceTypes.length > 0 ? { sageMakerInstanceTypes: instanceTypes } : {}),
     stackTags: stackName ? { [STACK_TAG_KEY]: stackName } : {},
     batchNamePrefix: stackName ? batchNamePrefix(stackName) : '',
+    ...(fetchImage ? { workspaceFetchImage: fetchImage } : {}),
   };
 }
 

@@ -8,6 +8,12 @@ import { hash } from 'node:crypto';
 /** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
 export const STACK_TAG_KEY = 'torchx-serverless:stack';
 
+/**
+ * A container image reference as AWS Batch takes one (`TXS_WORKSPACE_FETCH_IMAGE`): up to 255 letters,
+ * digits and `-_:./#@` (a digest's `@` included).
+ */
+export const CONTAINER_IMAGE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_:./#@-]{0,254}$/;
+
 /** Which part of the functions reads a variable (the sections of docs/environment.md). */
 export type EnvGroup = 'core' | 'security' | 'slurm' | 'kubernetes';
 
@@ -34,6 +40,7 @@ export const ENV = {
   allowedHostPaths: 'TXS_ALLOWED_HOST_PATHS',
   allowedDevices: 'TXS_ALLOWED_DEVICES',
   sageMakerInstanceTypes: 'TXS_SAGEMAKER_INSTANCE_TYPES',
+  workspaceFetchImage: 'TXS_WORKSPACE_FETCH_IMAGE',
   stackName: 'TXS_STACK_NAME',
   slurmUrl: 'TXS_SLURM_URL',
   slurmUser: 'TXS_SLURM_USER',
@@ -102,6 +109,12 @@ export const ENV_DESCRIPTIONS = {
   sageMakerInstanceTypes: {
     group: 'security',
     description: 'Comma-separated SageMaker training instance types runs may use (default: any).',
+  },
+  workspaceFetchImage: {
+    group: 'security',
+    description:
+      'Image of the container that fetches an `aws_batch` workspace from S3 with the job role: an AWS CLI ' +
+      'image whose entrypoint is `aws` (default: a pinned `public.ecr.aws/aws-cli/aws-cli`; see docs/workspaces.md).',
   },
   stackName: {
     group: 'security',

@@ -21,3 +21,30 @@
 export function unpackThenRun(archivePath: string, entrypoint: string, args: readonly string[]): string[] {
   return ['sh', '-c', 'tar -xzf "$0" && exec "$@"', archivePath, entrypoint, ...args];
 }
+
+/** A command {@link unpackThenRun} made, taken apart. */
+export interface CommandInWorkspace {
+  archivePath: string;
+  entrypoint: string;
+  args: string[];
+}
+
+/**
+ * The archive path, entrypoint and arguments of a command {@link unpackThenRun} made; undefined for any other
+ * command. Describe uses it to show a job's role as it was given, not the unpacking wrapper.
+ *
+ * @example
+ * ```ts
+ * commandInWorkspace(unpackThenRun('/w/a.tar.gz', 'python', ['train.py']));
+ * // { archivePath: '/w/a.tar.gz', entrypoint: 'python', args: ['train.py'] }
+ * commandInWorkspace(['python', 'train.py']); // undefined
+ * ```
+ */
+export function commandInWorkspace(command: readonly string[]): CommandInWorkspace | undefined {
+  const wrapper = unpackThenRun('', '', []);
+  if (command.length < wrapper.length || wrapper.some((part, i) => i < 3 && command[i] !== part)) {
+    return undefined;
+  }
+  const [archivePath = '', entrypoint = '', ...args] = command.slice(3);
+  return { archivePath, entrypoint, args };
+}

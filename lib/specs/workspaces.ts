@@ -8,5 +8,8 @@
 /** The pattern of a workspace archive's content address: its SHA-256, 64 lowercase hex digits. */
 export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
 
-/** The schedulers that take a workspace today (local_cwd, on the local server: docs/workspaces.md). */
-export const WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd'];
+/**
+ * The schedulers that take a workspace today (docs/workspaces.md): local_cwd on the local server; aws_batch and
+ * aws_sagemaker with an archive in a stack's S3 workspace bucket.
+ */
+export const WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd', 'aws_batch', 'aws_sagemaker'];
