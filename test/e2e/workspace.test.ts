@@ -43,9 +43,14 @@ afterAll(async () => {
 });
 
 function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return txsIn(dataDir, ...args);
+}
+
+/** `txs` run from the directory `cwd`. */
+function txsIn(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   return runTxs(args, {
     env: { TXS_ENDPOINT: server.url, TXS_USER: 'workspace-e2e', TXS_LOCAL_TOKEN_FILE: server.tokenFile },
-    cwd: dataDir,
+    cwd,
     homeDir: home,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.pathname}`);
@@ -151,6 +156,33 @@ describe('txs run --workspace (local_cwd)', () => {
     expect(run.err).toContain('the lsf scheduler cannot take a workspace');
     expect(run.err).toContain('hint: run without one: --workspace ""');
     expect(sent).toEqual([]);
+  });
+});
+
+describe('txs run: the default workspace', () => {
+  it('is the current directory for a scheduler that runs an image, named on stderr with how to turn it off', async () => {
+    const project = await sourceDir('default-project', { 'train.py': 'print(1)\n' });
+    dryruns.length = 0;
+    sent.length = 0;
+    const dry = await txsIn(project, 'run', '--dryrun', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo');
+    expect(dry.code, dry.err).toBe(ExitCode.OK);
+    expect(dry.err).toContain(
+      `workspace: packing ${project} (the current directory, the default workspace for aws_batch; --workspace "" runs without it)`,
+    );
+    const sha256 = /workspace: ([0-9a-f]{64})\n {2}1 files?/.exec(dry.out)?.[1];
+    expect(sha256).toBeDefined();
+    expect(dryruns).toEqual([expect.objectContaining({ scheduler: 'aws_batch', workspace: { sha256 } })]);
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+  });
+
+  it('is none for local_cwd and for a scheduler that takes none, without an error', async () => {
+    const project = await sourceDir('default-none', { 'train.py': 'print(1)\n' });
+    dryruns.length = 0;
+    for (const scheduler of ['local_cwd', 'lsf']) {
+      const dry = await txsIn(project, 'run', '--dryrun', '-s', scheduler, 'utils.echo');
+      expect(dry.err).not.toContain('workspace: packing');
+    }
+    expect(dryruns.filter((body) => body.workspace !== undefined)).toEqual([]);
   });
 });
 
