@@ -147,3 +147,12 @@ def test_torchx_run_without_txs_fails_and_says_how_to_go_on(torchx: Torchx, tmp_
     assert run.returncode != 0
     assert "npm install -g torchx-serverless" in run.stderr
     assert "=== SCHEDULER REQUEST ===" not in run.stdout
+
+
+def test_a_workspace_the_service_refuses_says_how_to_run_without_one_in_torchx(torchx: Torchx, workdir: Path) -> None:
+    # The local server keeps archives on its own disk, which an aws_batch job cannot reach.
+    (workdir / "train.py").write_text("print(1)\n")
+    run = torchx("run", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
+    assert run.returncode != 0
+    assert "TxsWorkspaceError" in run.stderr
+    assert 'torchx run --workspace "" runs without a workspace' in run.stderr

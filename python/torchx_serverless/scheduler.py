@@ -282,6 +282,15 @@ class TxsScheduler(Scheduler):
             raise exc from None
         if error.code == "UnknownScheduler":
             raise specs.UnknownSchedulerException(self.service_scheduler) from error
+        if any(str(d.get("path", "")).startswith("workspace") for d in error.details if isinstance(d, Mapping)):
+            # The service's advice names txs; a TorchX user turns the workspace off with TorchX's flag.
+            raise TxsWorkspaceError(
+                f'{error.message} (with torchx: torchx run --workspace "" runs without a workspace)',
+                status=error.status,
+                code=error.code,
+                details=error.details,
+                request_id=error.request_id,
+            ) from None
         raise error
 
     def _call(self, method: str, path: str, cfg: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
