@@ -22,9 +22,10 @@ export function registerWorkspace(program: Command, invocation: Invocation): voi
       .command('workspace')
       .summary('pack a directory into a workspace archive and upload it; print its SHA-256')
       .description(
-        'Packs DIR (default: the current directory) as `txs run` packs a workspace and uploads it unless the\n' +
-          "server holds it already. Prints the SHA-256 to give as a run request's workspace.sha256 (--json:\n" +
-          '{sha256, size, fileCount, uploaded}). With --dryrun, packs and prints the largest files; uploads nothing.',
+        'Packs DIR (default: the current directory) as `txs run` packs a workspace and uploads it unless the ' +
+          'server holds it already. Prints the SHA-256, for `txs run --workspace sha256:<hash>` or a run ' +
+          "request's workspace.sha256 (--json: {sha256, size, fileCount, uploaded}). With --dryrun, packs and " +
+          'prints the largest files; uploads nothing.',
       )
       .option('--dryrun', 'pack and describe the archive; upload nothing')
       .argument('[dir]', 'the directory to pack (default: the current directory)'),
