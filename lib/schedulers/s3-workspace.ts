@@ -1,6 +1,6 @@
 /**
  * Workspaces for the schedulers whose jobs fetch the archive from S3 themselves (`aws_batch`,
- * `aws_sagemaker`): the check that the archive is an `s3://` object the job can be pointed at.
+ * `aws_sagemaker`, `kubernetes`, `kubernetes_mcad`): the check that the archive is an `s3://` object the job can be pointed at.
  *
  * @module
  */

@@ -9,7 +9,16 @@
 export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
 
 /**
- * The schedulers that take a workspace today (docs/workspaces.md): local_cwd on the local server; aws_batch and
- * aws_sagemaker with an archive in a stack's S3 workspace bucket.
+ * The schedulers that take a workspace (docs/workspaces.md): each checks that it can reach the archive
+ * (`Scheduler.checkWorkspace`): a local server's file (local_cwd, local_docker, slurm) or an `s3://` object in
+ * a stack's workspace bucket (aws_batch, aws_sagemaker, kubernetes, kubernetes_mcad).
  */
-export const WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd', 'aws_batch', 'aws_sagemaker'];
+export const WORKSPACE_SCHEDULERS: readonly string[] = [
+  'local_cwd',
+  'aws_batch',
+  'aws_sagemaker',
+  'local_docker',
+  'slurm',
+  'kubernetes',
+  'kubernetes_mcad',
+];

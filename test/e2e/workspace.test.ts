@@ -345,14 +345,14 @@ describe('POST /v1/apps with a workspace', () => {
     const answer = await api('POST', '/v1/apps', {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        scheduler: 'slurm',
+        scheduler: 'lsf',
         component: 'utils.echo',
         workspace: { sha256: 'b'.repeat(64) },
       }),
     });
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
-      'the slurm scheduler cannot take a workspace yet',
+      'the lsf scheduler cannot take a workspace yet',
     );
   });
 });

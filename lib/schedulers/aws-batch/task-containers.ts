@@ -6,8 +6,10 @@
  *
  * @module
  */
+
+import { FETCH_CONTAINER_NAME } from '../workspace.js';
 import type { BatchContainerLike } from './state.js';
-import { FETCH_CONTAINER_NAME, MAIN_CONTAINER_NAME } from './workspace.js';
+import { MAIN_CONTAINER_NAME } from './workspace.js';
 
 /** A container of an `ecsProperties` task, as DescribeJobs and events report it. */
 export interface BatchTaskContainerLike extends BatchContainerLike {

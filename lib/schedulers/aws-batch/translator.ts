@@ -8,6 +8,7 @@
 import { type AppDef, AppDryRunInfo, type Cfg, type JobWorkspace, type RunOpts } from '../../specs/index.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TranslatingScheduler } from '../translating.js';
+import { DEFAULT_WORKSPACE_FETCH_IMAGE } from '../workspace.js';
 import { parseBatchAppId } from './app-id.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
 import {
@@ -17,7 +18,7 @@ import {
   translateApp,
   type UniqueNamer,
 } from './translate.js';
-import { batchWorkspaceOf, DEFAULT_WORKSPACE_FETCH_IMAGE } from './workspace.js';
+import { batchWorkspaceOf } from './workspace.js';
 
 /** The registered name of this scheduler. */
 export const AWS_BATCH_SCHEDULER = 'aws_batch';

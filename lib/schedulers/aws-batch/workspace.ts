@@ -18,19 +18,16 @@ import type {
 } from '@aws-sdk/client-batch';
 import { type JobWorkspace, ValidationError } from '../../specs/index.js';
 import { type S3Archive, s3ArchiveOf } from '../s3-workspace.js';
-import { unpackThenRun } from '../workspace.js';
+import {
+  DEFAULT_WORKSPACE_FETCH_IMAGE,
+  FETCH_CONTAINER_NAME,
+  fetchArchiveArgs,
+  mountedArchivePath,
+  unpackThenRun,
+  WORKSPACE_MOUNT_PATH,
+  WORKSPACE_VOLUME,
+} from '../workspace.js';
 
-/**
- * The fetch container's default image: the AWS CLI, pinned (its entrypoint is `aws`). A deployment can
- * name another (`workspaceFetchImage`), e.g. a copy in its own ECR for subnets without internet access.
- */
-export const DEFAULT_WORKSPACE_FETCH_IMAGE = 'public.ecr.aws/aws-cli/aws-cli:2.31.23';
-/** The task volume the archive is copied into (a task-scoped volume Batch creates and removes). */
-export const WORKSPACE_VOLUME = 'txs-workspace';
-/** Where both containers mount {@link WORKSPACE_VOLUME}. */
-export const WORKSPACE_MOUNT_PATH = '/txs-workspace';
-/** The container that copies the archive from S3. */
-export const FETCH_CONTAINER_NAME = 'workspace-fetch';
 /** The role's own container (its logs are the replica's logs). */
 export const MAIN_CONTAINER_NAME = 'main';
 
@@ -71,7 +68,7 @@ export function checkWorkspaceJobRole(jobRoleArn: string | null | undefined, arc
 
 /** The path of the archive in the task volume. */
 export function archivePathOf(workspace: Readonly<BatchWorkspace>): string {
-  return `${WORKSPACE_MOUNT_PATH}/${workspace.sha256}.tar.gz`;
+  return mountedArchivePath(workspace.sha256);
 }
 
 /** The non-essential container that copies the archive into the task volume (`aws s3 cp`). */
@@ -83,7 +80,7 @@ function fetchContainerOf(
     name: FETCH_CONTAINER_NAME,
     essential: false,
     image: workspace.fetchImage,
-    command: ['s3', 'cp', '--no-progress', workspace.archive.uri, archivePathOf(workspace)],
+    command: fetchArchiveArgs(workspace.archive.uri, workspace.sha256),
     mountPoints: [{ sourceVolume: WORKSPACE_VOLUME, containerPath: WORKSPACE_MOUNT_PATH, readOnly: false }],
   };
   if (main.logConfiguration !== undefined) fetch.logConfiguration = main.logConfiguration;

@@ -10,6 +10,7 @@ import {
   AppDryRunInfo,
   type AppState,
   type DescribeAppResponse,
+  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
@@ -35,6 +36,8 @@ export interface KubernetesMcadSchedulerOptions {
   uniqueNamer?: McadUniqueNamer;
   /** The Kubernetes API; without it the scheduler answers dry runs only. */
   access?: KubeAccess;
+  /** The image of the init container that copies a workspace from S3; the pinned AWS CLI by default. */
+  workspaceFetchImage?: string;
 }
 
 /** MCAD AppWrappers. */
@@ -123,7 +126,14 @@ export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, K
   private readonly uniqueNamer: McadUniqueNamer | undefined;
 
   constructor(context: SchedulerContext, options: KubernetesMcadSchedulerOptions = {}) {
-    super('kubernetes_mcad', context, KUBERNETES_MCAD_NOT_SUBMITTED, APPWRAPPERS, options.access);
+    super(
+      'kubernetes_mcad',
+      context,
+      KUBERNETES_MCAD_NOT_SUBMITTED,
+      APPWRAPPERS,
+      options.access,
+      options.workspaceFetchImage,
+    );
     this.uniqueNamer = options.uniqueNamer;
   }
 
@@ -152,8 +162,12 @@ export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, K
     return kubernetesMcadRunOpts();
   }
 
-  protected translate(app: AppDef, cfg: KubernetesMcadOpts): AppDryRunInfo<KubernetesMcadRequest> {
-    const translated = translateKubernetesMcadApp(app, cfg, this.uniqueNamer);
+  protected translate(
+    app: AppDef,
+    cfg: KubernetesMcadOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<KubernetesMcadRequest> {
+    const translated = translateKubernetesMcadApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

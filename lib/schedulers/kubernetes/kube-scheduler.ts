@@ -9,6 +9,7 @@ import {
   type AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
+  type JobWorkspace,
   type ListAppResponse,
   ValidationError,
 } from '../../specs/index.js';
@@ -16,9 +17,11 @@ import { BackendConflictError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TranslatingScheduler } from '../translating.js';
+import { DEFAULT_WORKSPACE_FETCH_IMAGE } from '../workspace.js';
 import { checkKubeName, type KubeApiClient, type KubeResourceRef } from './client.js';
 import { type K8sObject, LABELS } from './pod.js';
 import { type PodLike, podWaitReasonOf } from './state.js';
+import { type KubeWorkspace, kubeWorkspaceOf } from './workspace.js';
 
 /** A request holding a namespaced custom object. */
 export interface KubeObjectRequest {
@@ -67,8 +70,25 @@ export abstract class KubeScheduler<
     /** The custom resource the scheduler creates. */
     protected readonly ref: KubeResourceRef,
     protected readonly access: KubeAccess | undefined,
+    /** The image of the init container that copies a workspace archive from S3 (the AWS CLI). */
+    private readonly workspaceFetchImage: string = DEFAULT_WORKSPACE_FETCH_IMAGE,
   ) {
     super(backend, context, whyNot);
+  }
+
+  /**
+   * Takes a workspace whose archive is in S3: each pod copies it in an init container with the pod's own
+   * credentials (docs/workspaces.md).
+   *
+   * @throws ValidationError naming `workspace` for any other archive (a local server's file).
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    this.workspaceOf(workspace);
+  }
+
+  /** The pod-side form of a checked workspace (undefined without one). */
+  protected workspaceOf(workspace: JobWorkspace | undefined): KubeWorkspace | undefined {
+    return workspace && kubeWorkspaceOf(workspace, this.backend, this.workspaceFetchImage);
   }
 
   /** The object's state and replicas (TorchX's `describe` of this scheduler). */

@@ -10,6 +10,7 @@ import {
   AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
+  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
@@ -35,6 +36,8 @@ export interface KubernetesSchedulerOptions {
   uniqueNamer?: K8sUniqueNamer;
   /** The Kubernetes API; without it the scheduler answers dry runs only. */
   access?: KubeAccess;
+  /** The image of the init container that copies a workspace from S3; the pinned AWS CLI by default. */
+  workspaceFetchImage?: string;
 }
 
 /** Volcano Jobs. */
@@ -120,7 +123,14 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
   private readonly uniqueNamer: K8sUniqueNamer | undefined;
 
   constructor(context: SchedulerContext, options: KubernetesSchedulerOptions = {}) {
-    super('kubernetes', context, KUBERNETES_NOT_SUBMITTED, VOLCANO_JOBS, options.access);
+    super(
+      'kubernetes',
+      context,
+      KUBERNETES_NOT_SUBMITTED,
+      VOLCANO_JOBS,
+      options.access,
+      options.workspaceFetchImage,
+    );
     this.uniqueNamer = options.uniqueNamer;
   }
 
@@ -158,8 +168,12 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
     checkRetryPolicies(app, this.backend);
   }
 
-  protected translate(app: AppDef, cfg: KubernetesOpts): AppDryRunInfo<KubernetesRequest> {
-    const translated = translateKubernetesApp(app, cfg, this.uniqueNamer);
+  protected translate(
+    app: AppDef,
+    cfg: KubernetesOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<KubernetesRequest> {
+    const translated = translateKubernetesApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

@@ -11,10 +11,9 @@ import {
   type AwsBatchOpts,
   awsBatchRunOpts,
   batchWorkspaceOf,
-  DEFAULT_WORKSPACE_FETCH_IMAGE,
   translateApp,
-  WORKSPACE_MOUNT_PATH,
 } from '../../../lib/schedulers/aws-batch/index.js';
+import { DEFAULT_WORKSPACE_FETCH_IMAGE, WORKSPACE_MOUNT_PATH } from '../../../lib/schedulers/workspace.js';
 import {
   type AppDef,
   type JobWorkspace,
@@ -101,7 +100,13 @@ describe('aws_batch with a workspace', () => {
                       name: 'workspace-fetch',
                       essential: false,
                       image: DEFAULT_WORKSPACE_FETCH_IMAGE,
-                      command: ['s3', 'cp', '--no-progress', `s3://txs-ws/alice/${SHA}.tar.gz`, archivePath],
+                      command: [
+                        's3',
+                        'cp',
+                        '--only-show-errors',
+                        `s3://txs-ws/alice/${SHA}.tar.gz`,
+                        archivePath,
+                      ],
                       mountPoints: [
                         { sourceVolume: 'txs-workspace', containerPath: '/txs-workspace', readOnly: false },
                       ],
