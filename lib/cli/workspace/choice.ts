@@ -17,6 +17,13 @@ import { UsageError } from '../errors.js';
  */
 export const OPT_IN_WORKSPACE_SCHEDULERS: readonly string[] = ['local_cwd'];
 
+/**
+ * Schedulers that take a workspace only into the directory a run option names: TorchX's slurm
+ * (`DirWorkspaceMixin`) copies the workspace into `job_dir` and does nothing without one, so neither the
+ * default nor `.txsconfig` gives a slurm run without `job_dir` a workspace.
+ */
+export const WORKSPACE_NEEDS_RUN_OPTION: Readonly<Record<string, string>> = { slurm: 'job_dir' };
+
 /** Where the workspace came from: `--workspace`, `.txsconfig`, or the current directory by default. */
 export type WorkspaceSource = 'flag' | 'config' | 'default';
 
@@ -44,6 +51,8 @@ export interface WorkspaceChoiceInput {
   readonly configured: string | undefined;
   /** The caller's working directory: the default, and what relative paths are relative to. */
   readonly cwd: string;
+  /** The run options of the run, as far as `txs` knows them (`-cfg` and `.txsconfig`). */
+  readonly cfg?: Readonly<Record<string, unknown>>;
   /** The schedulers that take a workspace (default: {@link WORKSPACE_SCHEDULERS}). */
   readonly takesWorkspace?: (scheduler: string) => boolean;
 }
@@ -55,8 +64,8 @@ function defaultTakesWorkspace(scheduler: string): boolean {
 
 /**
  * The workspace of a run, or undefined for none. As in TorchX, the default (the current directory) and a
- * `.txsconfig` value apply only where the scheduler takes a workspace and are left out elsewhere; an
- * explicit `--workspace DIR` for a scheduler that cannot take one is an error.
+ * `.txsconfig` value apply only where the scheduler takes a workspace (for slurm: only with `job_dir`) and
+ * are left out elsewhere; an explicit `--workspace DIR` for a scheduler that cannot take one is an error.
  *
  * `--workspace sha256:<hex>` names an archive the server holds (uploaded by an earlier run or `txs workspace`)
  * instead of a directory: nothing is packed or uploaded, and the run gets that same code.
@@ -83,11 +92,15 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
     if (input.flag.startsWith(STORED_PREFIX)) return storedWorkspace(input.flag);
     return { dir: resolve(input.cwd, input.flag), source: 'flag' };
   }
+  const option = WORKSPACE_NEEDS_RUN_OPTION[input.scheduler];
+  const value = option === undefined ? undefined : input.cfg?.[option];
+  const defaultsApply =
+    takes && (option === undefined || (value !== undefined && value !== null && value !== ''));
   if (input.configured !== undefined) {
-    if (input.configured === '' || !takes) return undefined;
+    if (input.configured === '' || !defaultsApply) return undefined;
     return { dir: resolve(input.cwd, input.configured), source: 'config' };
   }
-  if (!takes || OPT_IN_WORKSPACE_SCHEDULERS.includes(input.scheduler)) return undefined;
+  if (!defaultsApply || OPT_IN_WORKSPACE_SCHEDULERS.includes(input.scheduler)) return undefined;
   return { dir: input.cwd, source: 'default' };
 }
 

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../../lib/cli/errors.js';
 import { chooseWorkspace, describeChoice } from '../../../../lib/cli/workspace/choice.js';
 
-/** As once the image schedulers take a workspace: aws_batch and local_cwd do, lsf does not. */
-const takesWorkspace = (scheduler: string) => ['aws_batch', 'local_cwd'].includes(scheduler);
+/** As the image schedulers take a workspace: aws_batch, slurm and local_cwd do, lsf does not. */
+const takesWorkspace = (scheduler: string) => ['aws_batch', 'local_cwd', 'slurm'].includes(scheduler);
 const base = { flag: undefined, configured: undefined, cwd: '/home/me/proj', takesWorkspace };
 
 describe('chooseWorkspace', () => {
@@ -20,6 +20,21 @@ describe('chooseWorkspace', () => {
 
   it('ships nothing by default, and says nothing, to a scheduler that takes no workspace (TorchX leaves it out)', () => {
     expect(chooseWorkspace({ ...base, scheduler: 'lsf' })).toBeUndefined();
+  });
+
+  it('ships the default to slurm only with job_dir, as TorchX’s slurm copies a workspace only into job_dir', () => {
+    expect(chooseWorkspace({ ...base, scheduler: 'slurm' })).toBeUndefined();
+    expect(chooseWorkspace({ ...base, scheduler: 'slurm', configured: 'src' })).toBeUndefined();
+    expect(chooseWorkspace({ ...base, scheduler: 'slurm', cfg: { job_dir: '' } })).toBeUndefined();
+    expect(chooseWorkspace({ ...base, scheduler: 'slurm', cfg: { job_dir: '/scratch/run1' } })).toEqual({
+      dir: '/home/me/proj',
+      source: 'default',
+    });
+    // An explicit directory is sent, and the server names job_dir if it is missing.
+    expect(chooseWorkspace({ ...base, scheduler: 'slurm', flag: 'src' })).toEqual({
+      dir: '/home/me/proj/src',
+      source: 'flag',
+    });
   });
 
   it('takes --workspace "" as none, whatever the scheduler and .txsconfig say', () => {
