@@ -144,8 +144,8 @@ export function registerRun(program: Command, invocation: Invocation): void {
       .option(
         '--workspace <dir>',
         'ship this directory to the job, uploaded once by content ("" for none; sha256:<hash> for an archive ' +
-          'the server holds; default: [cli:run] workspace, else the current directory for schedulers that run ' +
-          'an image; local_cwd: none)',
+          'the server holds; default: [cli:run] workspace, else the current directory for schedulers that take ' +
+          'one, slurm only with job_dir; local_cwd: none)',
       )
       .argument('[component]', 'builtin component, e.g. utils.echo, dist.ddp (see `txs builtins`)')
       .argument('[args...]', 'arguments of the component')
