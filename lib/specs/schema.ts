@@ -22,6 +22,7 @@ import { type FieldIssue, ValidationError } from './errors.js';
 import { namedResource } from './named-resources.js';
 import { escapeUnsafeCharacters, hasUnsafeNameCharacters, UNSAFE_NAME_MESSAGE } from './names.js';
 import type { Cfg } from './run-opts.js';
+import { WORKSPACE_SHA256_PATTERN } from './workspaces.js';
 
 // Only the English locale: `z.locales.en()` would pull every locale (~250 KB) into each bundle.
 z.config(en());
@@ -144,23 +145,8 @@ const cfgValue = z.union([
 /** A run configuration: option name → value (`cfg` of requests and responses). */
 export const cfgSchema = z.record(safeKey, cfgValue);
 
-/** The pattern of a workspace archive's content address: its SHA-256, 64 lowercase hex digits. */
-export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
-
-/**
- * The schedulers that take a workspace (docs/workspaces.md): each checks that it can reach the archive
- * (`Scheduler.checkWorkspace`): a local server's file (local_cwd, local_docker, slurm) or an `s3://` object in
- * a stack's workspace bucket (aws_batch, aws_sagemaker, kubernetes, kubernetes_mcad).
- */
-export const WORKSPACE_SCHEDULERS: readonly string[] = [
-  'local_cwd',
-  'aws_batch',
-  'aws_sagemaker',
-  'local_docker',
-  'slurm',
-  'kubernetes',
-  'kubernetes_mcad',
-];
+/** The schedulers that take a workspace, and an archive's content address: in a module without zod for the CLI. */
+export { WORKSPACE_SCHEDULERS, WORKSPACE_SHA256_PATTERN } from './workspaces.js';
 
 /**
  * The largest workspace archive accepted (bytes): the client's 500 MiB content limit, compressed, with room
