@@ -249,6 +249,7 @@ async function runCommand(
     flag: options.workspace,
     configured: config.get('cli:run', 'workspace'),
     cwd: invocation.io.cwd,
+    home: invocation.io.homeDir,
     ...(cfg === undefined ? {} : { cfg }),
   });
   const directory = choice === undefined || 'sha256' in choice ? undefined : choice;

@@ -51,6 +51,8 @@ export interface WorkspaceChoiceInput {
   readonly configured: string | undefined;
   /** The caller's working directory: the default, and what relative paths are relative to. */
   readonly cwd: string;
+  /** The caller's home directory, which is never shipped by default (see {@link chooseWorkspace}). */
+  readonly home?: string;
   /** The run options of the run, as far as `txs` knows them (`-cfg` and `.txsconfig`). */
   readonly cfg?: Readonly<Record<string, unknown>>;
   /** The schedulers that take a workspace (default: {@link WORKSPACE_SCHEDULERS}). */
@@ -67,11 +69,15 @@ function defaultTakesWorkspace(scheduler: string): boolean {
  * `.txsconfig` value apply only where the scheduler takes a workspace (for slurm: only with `job_dir`) and
  * are left out elsewhere; an explicit `--workspace DIR` for a scheduler that cannot take one is an error.
  *
+ * The default never ships the home directory or `/` (run from there by habit, they hold credentials such
+ * as `~/.aws` and `~/.ssh`, and are rarely code): that is a usage error saying how to choose. TorchX would
+ * pack them; `--workspace ~` still does, when meant.
+ *
  * `--workspace sha256:<hex>` names an archive the server holds (uploaded by an earlier run or `txs workspace`)
  * instead of a directory: nothing is packed or uploaded, and the run gets that same code.
  *
  * @throws UsageError naming the scheduler when `--workspace DIR` is given for a scheduler that takes none,
- *   or when `sha256:` is not followed by a SHA-256.
+ *   when `sha256:` is not followed by a SHA-256, or when the default would be the home directory or `/`.
  * @example
  * ```ts
  * chooseWorkspace({ scheduler: 'aws_batch', flag: undefined, configured: undefined, cwd: '/src' });
@@ -101,6 +107,13 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
     return { dir: resolve(input.cwd, input.configured), source: 'config' };
   }
   if (!defaultsApply || OPT_IN_WORKSPACE_SCHEDULERS.includes(input.scheduler)) return undefined;
+  const cwd = resolve(input.cwd);
+  if (cwd === resolve('/') || (input.home !== undefined && cwd === resolve(input.home))) {
+    throw new UsageError(
+      `the ${input.scheduler} scheduler ships the current directory as its workspace, and the current directory is ${cwd === resolve('/') ? 'the root directory' : 'your home directory'} (${displayText(cwd)}), which txs does not ship unasked`,
+      'run from your project directory, name one with --workspace DIR, or run without one: --workspace ""',
+    );
+  }
   return { dir: input.cwd, source: 'default' };
 }
 

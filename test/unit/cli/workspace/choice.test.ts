@@ -14,6 +14,22 @@ describe('chooseWorkspace', () => {
     });
   });
 
+  it('refuses to ship the home directory or / by default, saying how to choose, but ships them when named', () => {
+    for (const cwd of ['/home/me', '/home/me/', '/']) {
+      const run = () => chooseWorkspace({ ...base, cwd, home: '/home/me', scheduler: 'aws_batch' });
+      expect(run).toThrow(UsageError);
+      expect(run).toThrow(cwd === '/' ? /root directory/ : /home directory/);
+      expect(chooseWorkspace({ ...base, cwd, home: '/home/me', scheduler: 'aws_batch', flag: '.' })).toEqual({
+        dir: cwd === '/' ? '/' : '/home/me',
+        source: 'flag',
+      });
+    }
+    expect(chooseWorkspace({ ...base, home: '/home/me', scheduler: 'aws_batch' })).toEqual({
+      dir: '/home/me/proj',
+      source: 'default',
+    });
+  });
+
   it('ships nothing by default to local_cwd, whose jobs run in the caller’s directory', () => {
     expect(chooseWorkspace({ ...base, scheduler: 'local_cwd' })).toBeUndefined();
   });
