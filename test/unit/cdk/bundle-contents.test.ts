@@ -118,12 +118,17 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
     for (const name of ['OpenApi', 'Components', 'Schedulers']) {
       expect(matching(importLoads(name), /node_modules\/zod\//), name).toEqual([]);
     }
-    // A dry run loads the scheduler's module, which loads its SDK only to submit.
+    // A dry run loads the default schedulers' modules with the handler (above: no SDK); each loads its SDK
+    // clients only to submit.
     for (const name of ['Dryrun', 'Schedulers']) {
-      for (const module of ['functions/schedulers/aws-batch.ts', 'functions/schedulers/aws-sagemaker.ts']) {
-        const loads = chunkLoads(name, module);
-        expect(matching(loads, SDK_CLIENT), `${name} ${module}`).toEqual([]);
-        expect(matching(loads, /node_modules\/@smithy\//), `${name} ${module}`).toEqual([]);
+      const loads = importLoads(name);
+      expect(loads, name).toContain('functions/schedulers/aws-batch.ts');
+      expect(loads, name).toContain('functions/schedulers/aws-sagemaker.ts');
+      for (const module of [
+        'functions/schedulers/aws-batch-clients.ts',
+        'functions/schedulers/aws-sagemaker-clients.ts',
+      ]) {
+        expect(matching(chunkLoads(name, module), SDK_CLIENT).length, `${name} ${module}`).toBeGreaterThan(0);
       }
     }
   });
@@ -156,14 +161,17 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
         matching(loads, SDK_CLIENT).map((m) => m.slice(m.lastIndexOf('/') + 1)),
         name,
       ).toEqual(['DynamoDBClient.js']);
+      // The default schedulers' translation comes with the handler; their clients and the other schedulers
+      // when a request names them.
+      expect(loads, name).toContain('lib/schedulers/aws-batch/translator.ts');
       expect(
         matching(
           loads,
-          /^lib\/schedulers\/(aws-(batch|sagemaker)\/(scheduler|translator|translate)\.ts|local-cwd|slurm|kubernetes|lsf|local-docker)/,
+          /^lib\/schedulers\/(aws-(batch|sagemaker)\/scheduler\.ts|local-cwd|slurm|kubernetes|lsf|local-docker)/,
         ),
         name,
       ).toEqual([]);
-      const batch = requestLoads(name, 'functions/schedulers/aws-batch.ts');
+      const batch = requestLoads(name, 'functions/schedulers/aws-batch-clients.ts');
       expect(matching(batch, /(Batch|SageMaker)Client\.js$/), name).toEqual([
         expect.stringMatching(/BatchClient\.js$/),
       ]);
