@@ -110,7 +110,7 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
   const cwd = resolve(input.cwd);
   if (cwd === resolve('/') || (input.home !== undefined && cwd === resolve(input.home))) {
     throw new UsageError(
-      `the ${input.scheduler} scheduler ships the current directory as its workspace, and the current directory is ${cwd === resolve('/') ? 'the root directory' : 'your home directory'} (${displayText(cwd)}), which txs does not ship unasked`,
+      `the ${input.scheduler} scheduler ships the current directory as its workspace, and the current directory is ${cwd === resolve('/') ? 'the root directory' : 'your home directory'} (${displayText(cwd)}), which is never shipped unasked`,
       'run from your project directory, name one with --workspace DIR, or run without one: --workspace ""',
     );
   }
