@@ -32,7 +32,7 @@ import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
 import { RecordWatch } from './record-watch.js';
 import { startTimers } from './timers.js';
-import { WorkspaceArchives } from './workspace-archives.js';
+import { DEFAULT_WORKSPACE_RETENTION_DAYS, WorkspaceArchives } from './workspace-archives.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -65,6 +65,11 @@ export interface LocalServerOptions {
   tokenFile?: string;
   /** Reads `/proc/net/tcp{,6}` to find a client's OS user; injectable for tests. */
   readProcNet?: ProcNetReader;
+  /**
+   * Days a workspace archive is kept after its last upload or run; default `$TXS_WORKSPACE_RETENTION_DAYS`,
+   * else 30 (docs/workspaces.md).
+   */
+  workspaceRetentionDays?: number;
 }
 
 /** A running local server. */
@@ -194,7 +199,12 @@ async function serve(
   const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
-  const workspaces = new WorkspaceArchives(dataDir);
+  const workspaces = new WorkspaceArchives(
+    dataDir,
+    options.workspaceRetentionDays ??
+      Number(process.env.TXS_WORKSPACE_RETENTION_DAYS || DEFAULT_WORKSPACE_RETENTION_DAYS),
+  );
+  undo.push(workspaces.startSweeping((error) => console.error('workspace sweep:', error)));
   configureLocalMode({
     settings: {
       tableName: LOCAL_TABLE_NAME,
