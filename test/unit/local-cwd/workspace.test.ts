@@ -3,15 +3,22 @@
  * is recorded (off the request's path), never used half made; the copy is removed with the app or some time
  * after it ended.
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LocalAppRecord } from '../../../lib/schedulers/local-cwd/index.js';
 import { workspaceCopyOf } from '../../../lib/schedulers/local-cwd/translate.js';
 import { type AppDef, type JobWorkspace, ValidationError } from '../../../lib/specs/index.js';
 import { blockedArchive, storeArchive, tarGzOf } from '../../helpers/workspace-archives.js';
 import { appOf, type Harness, makeHarness, shApp } from './helpers.js';
+
+const CRASHING_UNPACK = fileURLToPath(
+  new URL('../../fixtures/local-cwd/crashing-unpack.ts', import.meta.url),
+);
 
 let h: Harness;
 let archives: string;
@@ -174,5 +181,52 @@ describe('LocalCwdScheduler.sweepWorkspaceCopies', () => {
     expect(existsSync(workspaceCopyOf(h.dataDir, running))).toBe(true);
     await writeFile(go, '');
     expect((await h.scheduler.waitForExit(running)).state).toBe('SUCCEEDED');
+  });
+});
+
+describe('local_cwd killed while it unpacks a copy', () => {
+  it('leaves no copy under the app’s name; the next server fails the app (no replica ran) and removes the half copy', async () => {
+    // 300 files of random text: half the archive holds many whole files.
+    const entries = Array.from({ length: 300 }, (_, i) => ({
+      name: `f${i}.txt`,
+      body: randomBytes(1500).toString('base64'),
+    }));
+    const bytes = await tarGzOf(entries);
+    const workspace = await blockedArchive(archives, bytes);
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', CRASHING_UNPACK, h.dataDir, path.dirname(h.dataDir), JSON.stringify(workspace)],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const appId = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        out += chunk.toString('utf8');
+        if (out.includes('\n')) resolve(out.trim());
+      });
+      child.once('exit', (code) => reject(new Error(`the scheduler exited early (${code})`)));
+    });
+    const fifo = createWriteStream(workspace.archive);
+    fifo.on('error', () => undefined); // EPIPE once the reader is killed
+    fifo.write(bytes.subarray(0, bytes.length / 2));
+    const half = path.join(h.dataDir, '.workspaces', '.unpacking', appId);
+    for (let i = 0; i < 400 && (await readdir(half).catch(() => [])).length < 10; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect((await readdir(half)).length).toBeGreaterThanOrEqual(10);
+    child.kill('SIGKILL');
+    await exited;
+    fifo.destroy();
+    expect(existsSync(workspaceCopyOf(h.dataDir, appId))).toBe(false);
+
+    const restarted = h.restart();
+    expect(await restarted.recover()).toEqual([appId]);
+    const desc = await restarted.waitForExit(appId);
+    expect(desc.state).toBe('FAILED');
+    expect(desc.msg).toContain('the local server stopped before this replica started');
+    await restarted.sweepWorkspaceCopies();
+    expect(existsSync(half)).toBe(false);
+    expect(existsSync(workspaceCopyOf(h.dataDir, appId))).toBe(false);
   });
 });
