@@ -50,6 +50,7 @@ const removals = new Set<string>();
 
 /** Moves `entry` (of the copies directory, or one level under it) out of the way, then removes it. */
 async function discard(entry: string, root: string): Promise<void> {
+  if ((await stat(entry).catch(() => undefined)) === undefined) return;
   const trash = path.join(root, REMOVING);
   const away = path.join(trash, randomBytes(8).toString('hex'));
   removals.add(away);
