@@ -7,7 +7,10 @@
  * - re-run of the unchanged tree (cached archive, one `HEAD`, nothing uploaded) beside the same run without
  *   a workspace, alternately, one of each per round: the difference is the time a workspace adds;
  * - the same two with `--wait`: the job's own start includes unpacking its copy, off the request's path;
- * - the copy mechanisms a run's snapshot could use, on the same archive.
+ * - the copy mechanisms a run's snapshot could use, on the same archive;
+ * - TorchX's `_build_context` of the same tree (bench/torchx-build-context.py): the first step of its Docker
+ *   workspace for aws_batch, which it runs on every `torchx run`; the Docker build and push that follow
+ *   need a Docker daemon, which this machine does not have.
  *
  * @module
  */
@@ -15,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractWorkspace } from '../../lib/schedulers/local-cwd/workspace-unpack.js';
-import { countingProxy, type TimedCommand, timeCommand } from './commands.js';
+import { countingProxy, type TimedCommand, timeCommand, vendorDir } from './commands.js';
 import { median, msSince, round } from './stats.js';
 
 /** Medians (ms) and samples of the run benchmark. */
@@ -138,6 +141,26 @@ export async function measureRuns(
         samples[name]?.push(msSince(start));
         rmSync(target, { recursive: true, force: true });
       }
+    }
+    const torchx = spawnSync(
+      '/usr/bin/python3',
+      [join(root, 'bench/torchx-build-context.py'), tree, String(rounds)],
+      {
+        encoding: 'utf8',
+        env: {
+          ...process.env,
+          PYTHONPATH: `${join(vendorDir(root), 'torchx-b72ba03')}:${join(vendorDir(root), 'docstring_parser')}`,
+        },
+      },
+    );
+    if (torchx.status === 0) {
+      samples['TorchX _build_context (tar of the workspace; before docker build + push)'] = JSON.parse(
+        torchx.stdout,
+      ) as number[];
+    } else {
+      console.error(
+        `TorchX's _build_context could not run (see ../shared/vendor/README.md): ${torchx.stderr}`,
+      );
     }
   } finally {
     proxy.close();

@@ -58,7 +58,9 @@ export class WorkspaceArchives {
    */
   constructor(dataDir: string, retentionDays: number = DEFAULT_WORKSPACE_RETENTION_DAYS) {
     if (!(retentionDays > 0)) {
-      throw new RangeError(`the workspace retention must be a positive number of days, not ${retentionDays}`);
+      throw new RangeError(
+        `the workspace retention (TXS_WORKSPACE_RETENTION_DAYS) must be a positive number of days, not ${retentionDays}`,
+      );
     }
     this.archives = join(dataDir, 'workspaces', 'archives');
     this.retentionMs = retentionDays * DAY_MS;
