@@ -66,7 +66,7 @@ export interface LocalServerOptions {
   /** Reads `/proc/net/tcp{,6}` to find a client's OS user; injectable for tests. */
   readProcNet?: ProcNetReader;
   /**
-   * Days a workspace archive is kept after its last upload or run; default `$TXS_WORKSPACE_RETENTION_DAYS`,
+   * Days a workspace archive is kept after its last use (a `HEAD`, an upload or a run naming it); default `$TXS_WORKSPACE_RETENTION_DAYS`,
    * else 30 (docs/workspaces.md).
    */
   workspaceRetentionDays?: number;

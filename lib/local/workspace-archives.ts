@@ -11,7 +11,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
@@ -20,6 +20,7 @@ import {
   checkWorkspaceArchive,
   readWorkspaceIndex,
   UnsafeArchiveError,
+  type WorkspaceIndex,
   workspaceIndexPath,
 } from '../schedulers/local-cwd/workspace-unpack.js';
 import { type JobWorkspace, ValidationError, WORKSPACE_SHA256_PATTERN } from '../specs/index.js';
@@ -28,7 +29,7 @@ import { sendJson } from './lambda-bridge.js';
 /** The largest archive accepted (bytes): the client's 500 MiB content limit, compressed, with room for headers. */
 export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
 
-/** Days an archive is kept after its last upload or run, by default (the deployed bucket's expiry too). */
+/** Days an archive is kept after its last use (a `HEAD`, an upload or a run naming it), by default. */
 export const DEFAULT_WORKSPACE_RETENTION_DAYS = 30;
 
 const DAY_MS = 86_400_000;
@@ -53,7 +54,7 @@ export class WorkspaceArchives {
   private readonly inFlight = new Set<string>();
 
   /**
-   * @param retentionDays how long an archive is kept after its last upload or run (default
+   * @param retentionDays days an archive is kept after its last use: a `HEAD`, an upload or a run naming it (default
    *   {@link DEFAULT_WORKSPACE_RETENTION_DAYS}); a positive number.
    */
   constructor(dataDir: string, retentionDays: number = DEFAULT_WORKSPACE_RETENTION_DAYS) {
@@ -89,7 +90,7 @@ export class WorkspaceArchives {
       );
     } else if (req.method === 'HEAD') {
       req.resume();
-      const size = await this.sizeOf(sha256);
+      const size = this.markUsed(sha256)?.size;
       res.writeHead(size === undefined ? 404 : 200, size === undefined ? {} : { 'x-workspace-size': size });
       res.end();
     } else if (req.method === 'PUT') {
@@ -106,15 +107,19 @@ export class WorkspaceArchives {
     return true;
   }
 
-  /** Bytes of the stored archive, or undefined when there is none (or it has no index: stored unchecked). */
-  private async sizeOf(sha256: string): Promise<number | undefined> {
+  /**
+   * The stored archive `sha256` (its size and index), marked as used now: its index's mtime, what
+   * {@link sweep} counts from. Undefined when there is none, or it has no index (stored unchecked by an
+   * earlier version). Synchronous, so no sweep of this process runs between the look and the mark.
+   */
+  private markUsed(sha256: string): { size: number; index: WorkspaceIndex } | undefined {
     const archive = this.archivePath(sha256);
-    try {
-      const [info] = await Promise.all([stat(archive), stat(workspaceIndexPath(archive))]);
-      return info.size;
-    } catch {
-      return undefined;
-    }
+    const index = readWorkspaceIndex(archive);
+    const size = index === undefined ? undefined : sizeOfSync(archive);
+    if (index === undefined || size === undefined) return undefined;
+    const now = new Date();
+    utimesSync(workspaceIndexPath(archive), now, now);
+    return { size, index };
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse, sha256: string): Promise<void> {
@@ -135,7 +140,7 @@ export class WorkspaceArchives {
       );
       return;
     }
-    if ((await this.sizeOf(sha256)) !== undefined) {
+    if (this.markUsed(sha256) !== undefined) {
       req.resume();
       res.writeHead(204);
       res.end();
@@ -205,28 +210,28 @@ export class WorkspaceArchives {
   }
 
   /**
-   * The stored archive `sha256` as a run's workspace, marked as used now (its index's mtime: what
-   * {@link sweep} counts from). Synchronous, so no sweep of this process runs between the check and the mark.
+   * The stored archive `sha256` as a run's workspace, marked as used now (as `HEAD` and `PUT` of it do).
    *
    * @throws ValidationError naming `workspace.sha256` when no such archive is stored.
    */
   resolve(sha256: string): JobWorkspace {
-    const archive = this.archivePath(sha256);
-    const index = readWorkspaceIndex(archive);
-    const size = index === undefined ? undefined : sizeOfSync(archive);
-    if (index === undefined || size === undefined) {
+    const stored = this.markUsed(sha256);
+    if (stored === undefined) {
       throw ValidationError.forField(
         'workspace.sha256',
         `no workspace archive ${sha256} on this server; upload it first with PUT /v1/workspaces/${sha256} (txs run --workspace does)`,
       );
     }
-    const now = new Date();
-    utimesSync(workspaceIndexPath(archive), now, now);
-    return { sha256, size, fileCount: index.fileCount, archive };
+    return {
+      sha256,
+      size: stored.size,
+      fileCount: stored.index.fileCount,
+      archive: this.archivePath(sha256),
+    };
   }
 
   /**
-   * Removes the archives no upload and no run has used for the retention period (and their indexes), and
+   * Removes the archives not used (`HEAD`, upload, run) for the retention period (and their indexes), and
    * what crashed uploads left behind a day ago or more. An upload in flight is never touched. Synchronous:
    * nothing of this process runs between the look at an archive and its removal.
    *

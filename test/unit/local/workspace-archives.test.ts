@@ -71,7 +71,7 @@ describe('WorkspaceArchives.resolve', () => {
 });
 
 describe('WorkspaceArchives.sweep', () => {
-  it('removes archives no upload or run used for the retention period, and keeps one a run just named', async () => {
+  it('removes archives unused for the retention period, and keeps one a run or a HEAD just named', async () => {
     const old = await upload('old');
     const usedAgain = await upload('used again');
     const recent = await upload('recent');
@@ -81,11 +81,15 @@ describe('WorkspaceArchives.sweep', () => {
     }
     await age(`${recent}.json`, 29);
     archives.resolve(usedAgain);
+    // A client about to run asks whether the server holds it: that is a use too.
+    const asked = await upload('asked');
+    await age(`${asked}.json`, 40);
+    expect((await fetch(`${url}/v1/workspaces/${asked}`, { method: 'HEAD' })).status).toBe(200);
     expect(archives.sweep()).toEqual([old]);
     expect((await stored()).sort()).toEqual(
-      [`${usedAgain}.tar.gz`, `${usedAgain}.json`, `${recent}.tar.gz`, `${recent}.json`].sort(),
+      [usedAgain, recent, asked].flatMap((sha256) => [`${sha256}.tar.gz`, `${sha256}.json`]).sort(),
     );
-    expect(archives.sweep(Date.now() + 31 * DAY).sort()).toEqual([usedAgain, recent].sort());
+    expect(archives.sweep(Date.now() + 31 * DAY).sort()).toEqual([usedAgain, recent, asked].sort());
     expect(await stored()).toEqual([]);
   });
 
