@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { createReadStream, readFileSync } from 'node:fs';
+import { createReadStream, createWriteStream, readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, sep } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -19,6 +19,9 @@ import { extract as tarExtract } from 'tar-stream';
 
 /** File writes in flight at once while the archive is read. */
 const PARALLEL_WRITES = 16;
+
+/** Files larger than this (bytes) are streamed to disk rather than held in memory whole. */
+export const STREAMED_FILE_BYTES = 8 * 1024 * 1024;
 
 /** What an unpacked archive held. */
 export interface Extracted {
@@ -88,7 +91,7 @@ function isUnder(path: string, ancestor: string): boolean {
 interface EntrySink {
   directory(name: string): Promise<void>;
   /** `content` must be read to its end. */
-  file(name: string, content: AsyncIterable<Buffer>, executable: boolean): Promise<void>;
+  file(name: string, content: AsyncIterable<Buffer>, executable: boolean, size: number): Promise<void>;
   /** Called once every other entry was handled, for each symlink in archive order. */
   symlink(name: string, linkname: string): Promise<void>;
   /** Called when the archive was read to its end (pending writes are awaited here). */
@@ -123,7 +126,12 @@ async function walkArchive(archive: string, sink: EntrySink): Promise<void> {
           return;
         case 'file':
         case 'contiguous-file':
-          await sink.file(name, stream as AsyncIterable<Buffer>, ((header.mode ?? 0o644) & 0o111) !== 0);
+          await sink.file(
+            name,
+            stream as AsyncIterable<Buffer>,
+            ((header.mode ?? 0o644) & 0o111) !== 0,
+            header.size ?? 0,
+          );
           return;
         case 'symlink': {
           const linkname = header.linkname ?? '';
@@ -203,23 +211,26 @@ export async function extractWorkspace(archive: string, target: string): Promise
   let fileCount = 0;
   await walkArchive(archive, {
     directory: makeDir,
-    file: async (name, content, executable) => {
+    file: async (name, content, executable, size) => {
       if (failed !== undefined) throw failed;
-      const chunks: Buffer[] = [];
-      for await (const chunk of content) chunks.push(chunk);
       await makeDir(posix.dirname(name));
       // `wx`: never through an existing file or link (a duplicate entry is refused). The mode is masked by
       // the server's umask: the copy is private to its user, who runs the job.
-      const write = writeFile(join(target, ...name.split('/')), Buffer.concat(chunks), {
-        flag: 'wx',
-        mode: executable ? 0o755 : 0o644,
-      })
+      const path = join(target, ...name.split('/'));
+      const mode = executable ? 0o755 : 0o644;
+      fileCount++;
+      if (size > STREAMED_FILE_BYTES) {
+        await pipeline(content, createWriteStream(path, { flags: 'wx', mode }));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of content) chunks.push(chunk);
+      const write = writeFile(path, Buffer.concat(chunks), { flag: 'wx', mode })
         .catch((error: unknown) => {
           failed ??= error;
         })
         .finally(() => writing.delete(write));
       writing.add(write);
-      fileCount++;
       if (writing.size >= PARALLEL_WRITES) await Promise.race(writing);
     },
     symlink: async (name, linkname) => {

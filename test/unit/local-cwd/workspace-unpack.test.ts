@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   checkWorkspaceArchive,
   extractWorkspace,
+  STREAMED_FILE_BYTES,
   UnsafeArchiveError,
 } from '../../../lib/schedulers/local-cwd/workspace-unpack.js';
 import { type Entry, tarGzOf } from '../../helpers/workspace-archives.js';
@@ -77,6 +79,29 @@ describe('extractWorkspace', () => {
     const path = join(dir, 'plain.txt');
     await writeFile(path, 'not an archive');
     await expect(extractWorkspace(path, join(dir, 'out'))).rejects.toThrow(/not a readable tar\.gz/);
+  });
+
+  it('streams a file larger than it holds in memory to disk, whole, beside small ones', async () => {
+    const big = randomBytes(STREAMED_FILE_BYTES + 12345).toString('base64');
+    const archive = await archiveOf([
+      { name: 'small.txt', body: 'small' },
+      { name: 'data/big.bin', body: big, mode: 0o755 },
+      { name: 'after.txt', body: 'after' },
+    ]);
+    const target = join(dir, 'out');
+    expect(await extractWorkspace(archive, target)).toEqual({ fileCount: 3 });
+    expect(await readFile(join(target, 'data/big.bin'), 'utf8')).toBe(big);
+    expect((await stat(join(target, 'data/big.bin'))).mode & 0o111).not.toBe(0);
+    expect(await readFile(join(target, 'after.txt'), 'utf8')).toBe('after');
+  });
+
+  it('refuses a large file given twice instead of writing through the first', async () => {
+    const big = 'x'.repeat(STREAMED_FILE_BYTES + 1);
+    const archive = await archiveOf([
+      { name: 'big.bin', body: big },
+      { name: 'big.bin', body: big },
+    ]);
+    await expect(extractWorkspace(archive, join(dir, 'out'))).rejects.toThrow(/EEXIST/);
   });
 });
 
