@@ -62,6 +62,11 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
       schedulerCalls: sum(backend),
     });
   };
+  /** A measured call whose result is the API's status code. */
+  const answer =
+    (...call: Parameters<typeof invoke>) =>
+    async () =>
+      (await invoke(...call)).statusCode;
   let batchApp = { scheduler: '', appId: '' };
   let sageMakerApp = { scheduler: '', appId: '' };
   await measure('run (aws_batch, dist.ddp 2x8)', async () => {
@@ -69,30 +74,14 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
     batchApp = { scheduler: String(reply.body.scheduler), appId: String(reply.body.appId) };
     return reply.statusCode;
   });
-  await measure(
-    'run with Idempotency-Key (aws_batch)',
-    async () =>
-      (
-        await invoke(env.api.Run, {
-          method: 'POST',
-          resource: '/v1/apps',
-          body: BATCH,
-          headers: { 'Idempotency-Key': 'bench-1' },
-        })
-      ).statusCode,
-  );
-  await measure(
-    'run replayed (same Idempotency-Key)',
-    async () =>
-      (
-        await invoke(env.api.Run, {
-          method: 'POST',
-          resource: '/v1/apps',
-          body: BATCH,
-          headers: { 'Idempotency-Key': 'bench-1' },
-        })
-      ).statusCode,
-  );
+  const keyedRun = answer(env.api.Run, {
+    method: 'POST',
+    resource: '/v1/apps',
+    body: BATCH,
+    headers: { 'Idempotency-Key': 'bench-1' },
+  });
+  await measure('run with Idempotency-Key (aws_batch)', keyedRun);
+  await measure('run replayed (same Idempotency-Key)', keyedRun);
   // utils.echo's job definition embeds no job name: it is named by content hash and shared between runs.
   const echo = {
     scheduler: 'aws_batch',
@@ -100,85 +89,44 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
     args: ['--msg', 'hi'],
     cfg: { queue: 'ml-gpu-queue' },
   };
-  await measure(
-    'run (aws_batch, utils.echo: shared definition, first use)',
-    async () => (await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: echo })).statusCode,
-  );
-  await measure(
-    'run (aws_batch, utils.echo again: definition exists)',
-    async () => (await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: echo })).statusCode,
-  );
+  const runEcho = answer(env.api.Run, { method: 'POST', resource: '/v1/apps', body: echo });
+  await measure('run (aws_batch, utils.echo: shared definition, first use)', runEcho);
+  await measure('run (aws_batch, utils.echo again: definition exists)', runEcho);
   await measure('run (aws_sagemaker, dist.ddp 1x8)', async () => {
     const reply = await invoke(env.api.Run, { method: 'POST', resource: '/v1/apps', body: SAGEMAKER });
     sageMakerApp = { scheduler: String(reply.body.scheduler), appId: String(reply.body.appId) };
     return reply.statusCode;
   });
-  await measure(
-    'dryrun',
-    async () =>
-      (await invoke(env.api.Dryrun, { method: 'POST', resource: '/v1/dryrun', body: BATCH })).statusCode,
-  );
+  await measure('dryrun', answer(env.api.Dryrun, { method: 'POST', resource: '/v1/dryrun', body: BATCH }));
   const resource = '/v1/apps/{scheduler}/{appId}';
-  await measure(
-    'status',
-    async () =>
-      (await invoke(env.api.Status, { method: 'GET', resource, pathParameters: batchApp })).statusCode,
-  );
+  await measure('status', answer(env.api.Status, { method: 'GET', resource, pathParameters: batchApp }));
   const jobName = batchApp.appId.split(':')[1] ?? '';
   env.aws.setBatchStatus(jobName, 'RUNNING');
-  await measure(
-    'status?refresh=true (aws_batch, state changed)',
-    async () =>
-      (
-        await invoke(env.api.Status, {
-          method: 'GET',
-          resource,
-          pathParameters: batchApp,
-          query: { refresh: 'true' },
-        })
-      ).statusCode,
-  );
-  await measure(
-    'status?refresh=true (aws_sagemaker, unchanged)',
-    async () =>
-      (
-        await invoke(env.api.Status, {
-          method: 'GET',
-          resource,
-          pathParameters: sageMakerApp,
-          query: { refresh: 'true' },
-        })
-      ).statusCode,
-  );
-  await measure(
-    'list (first page)',
-    async () => (await invoke(env.api.List, { method: 'GET', resource: '/v1/apps' })).statusCode,
-  );
+  const refreshed = (app: typeof batchApp) =>
+    answer(env.api.Status, { method: 'GET', resource, pathParameters: app, query: { refresh: 'true' } });
+  await measure('status?refresh=true (aws_batch, state changed)', refreshed(batchApp));
+  await measure('status?refresh=true (aws_sagemaker, unchanged)', refreshed(sageMakerApp));
+  await measure('list (first page)', answer(env.api.List, { method: 'GET', resource: '/v1/apps' }));
   await measure(
     'logs (aws_batch, one page)',
-    async () =>
-      (
-        await invoke(env.api.Logs, {
-          method: 'GET',
-          resource: `${resource}/logs`,
-          pathParameters: batchApp,
-          query: {},
-        })
-      ).statusCode,
+    answer(env.api.Logs, {
+      method: 'GET',
+      resource: `${resource}/logs`,
+      pathParameters: batchApp,
+      query: {},
+    }),
   );
   await measure(
     'cancel (aws_batch)',
-    async () =>
-      (
-        await invoke(env.api.Cancel, {
-          method: 'POST',
-          resource: `${resource}/cancel`,
-          pathParameters: batchApp,
-        })
-      ).statusCode,
+    answer(env.api.Cancel, {
+      method: 'POST',
+      resource: `${resource}/cancel`,
+      pathParameters: batchApp,
+    }),
   );
-  await measure('state-change event (applied)', async () => {
-    const result = await env.handleStateChange({
+  // The job's SUCCEEDED event; sent twice, the second is a duplicate the record already holds.
+  const succeeded = () =>
+    env.handleStateChange({
       source: 'aws.batch',
       'detail-type': 'Batch Job State Change',
       detail: {
@@ -192,25 +140,8 @@ export async function awsCallsPerOperation(env: FunctionsEnvironment): Promise<C
         stoppedAt: Date.now(),
       },
     });
-    return result.applied ? 200 : 409;
-  });
-  await measure('state-change event (duplicate)', async () => {
-    const result = await env.handleStateChange({
-      source: 'aws.batch',
-      'detail-type': 'Batch Job State Change',
-      detail: {
-        jobName,
-        jobId: 'x',
-        jobQueue: 'arn:aws:batch:us-east-1:123456789012:job-queue/ml-gpu-queue',
-        status: 'SUCCEEDED',
-        attempts: [{}],
-        createdAt: Date.now(),
-        startedAt: Date.now(),
-        stoppedAt: Date.now(),
-      },
-    });
-    return result.applied ? 409 : 200;
-  });
+  await measure('state-change event (applied)', async () => ((await succeeded()).applied ? 200 : 409));
+  await measure('state-change event (duplicate)', async () => ((await succeeded()).applied ? 409 : 200));
   let checked = 0;
   await measure('reconcile pass', async () => {
     const report = await env.reconcileAll();

@@ -11,21 +11,18 @@
  * Also counts the HTTP requests one `txs run --dryrun -cfg …` makes. Prints medians and writes
  * bench/results/cli.json. Usage: `npm run bench:cli [-- --rounds=15]`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   alternateMedians,
-  countingProxy,
+  proxiedLocalServer,
+  ROOT,
   roundsArg,
   type TimedCommand,
   timeCommand,
-  vendorDir,
+  VENDOR,
 } from './lib/commands.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const VENDOR = vendorDir(ROOT);
 const ROUNDS = roundsArg(15);
 
 const DDP = ['-s', 'aws_batch', '-cfg', 'queue=q', 'dist.ddp', '-j', '2x8', '--script', 'train.py'];
@@ -35,18 +32,13 @@ if (!existsSync(join(ROOT, 'dist/cli/main.js'))) {
   process.exit(1);
 }
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-const work = mkdtempSync(join(tmpdir(), 'txs-bench-cli-'));
-const { startLocalServer } = await import('../lib/local/server.js');
-const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, reconcileEveryMs: 0 });
 // A counting pass-through in front of the server: how many requests one `txs run` makes.
 let requests = 0;
-const proxy = await countingProxy(server.url, () => {
+const served = await proxiedLocalServer('cli', () => {
   requests++;
 });
-const proxyUrl = proxy.url;
+const { work } = served;
+const proxyUrl = served.url;
 
 const txsEnv = { ...process.env, TXS_PREBUILT: '1', TXS_ENDPOINT: proxyUrl, TXS_CONFIG: '/dev/null' };
 const torchxEnv = {
@@ -82,9 +74,7 @@ await timeCommand(
 );
 const requestsPerRun = requests;
 const medians = await alternateMedians(COMMANDS, ROUNDS, work);
-proxy.close();
-await server.close();
-rmSync(work, { recursive: true, force: true });
+await served.close();
 
 const ratio = (a: string, b: string) => Math.round(((medians[a] ?? 0) / (medians[b] ?? 1)) * 100) / 100;
 const result = {

@@ -10,42 +10,33 @@
  * (slower to start; the result says which). Prints medians and writes bench/results/wait.json.
  * Usage: `npm run bench:wait [-- --rounds=10]`.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   alternateMedians,
-  countingProxy,
+  proxiedLocalServer,
+  ROOT,
   roundsArg,
   type TimedCommand,
   timeCommand,
-  vendorDir,
+  VENDOR,
 } from './lib/commands.js';
 import { round } from './lib/stats.js';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const VENDOR = vendorDir(ROOT);
 const ROUNDS = roundsArg(10);
 
 const PREBUILT = existsSync(join(ROOT, 'dist/cli/main.js'));
 
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
-const work = mkdtempSync(join(tmpdir(), 'txs-bench-wait-'));
-const { startLocalServer } = await import('../lib/local/server.js');
-const server = await startLocalServer({ port: 0, dataDir: work, inMemory: true, reconcileEveryMs: 0 });
-
 // A counting pass-through in front of the server: the status requests of one `txs run --wait`.
 let statusRequests = 0;
 let heldRequests = 0;
-const proxy = await countingProxy(server.url, (req, answer) => {
+const served = await proxiedLocalServer('wait', (req, answer) => {
   if (req.method !== 'GET' || !/^\/v1\/apps\/[^/]+\/[^/?]+(\?|$)/.test(req.url ?? '')) return;
   statusRequests++;
   if (answer.headers['long-polled'] === 'true') heldRequests++;
 });
-const proxyUrl = proxy.url;
+const { work } = served;
+const proxyUrl = served.url;
 
 const txsEnv = {
   ...process.env,
@@ -85,9 +76,7 @@ await time('txs run --wait utils.echo');
 const perWait = { statusRequests, heldByServer: heldRequests };
 
 const medians = await alternateMedians(COMMANDS, ROUNDS, work);
-proxy.close();
-await server.close();
-rmSync(work, { recursive: true, force: true });
+await served.close();
 
 const result = {
   generatedAt: new Date().toISOString(),

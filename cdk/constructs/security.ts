@@ -8,7 +8,7 @@
  */
 import { Token } from 'aws-cdk-lib';
 import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
-import { ENV, STACK_TAG_KEY } from '../../functions/shared/env-names.js';
+import { CONTAINER_IMAGE_PATTERN, ENV, STACK_TAG_KEY } from '../../functions/shared/env-names.js';
 import type { PropIssue } from './prop-issues.js';
 
 /** What jobs may do on their hosts. Everything is refused unless allowed here. */
@@ -45,6 +45,13 @@ export interface SecurityProps {
    * @default - any instance type
    */
   readonly sageMakerInstanceTypes?: readonly string[];
+  /**
+   * Image of the container that copies an `aws_batch` job's workspace from S3 before the job starts, with the
+   * job role (`TXS_WORKSPACE_FETCH_IMAGE`): an AWS CLI image whose entrypoint is `aws`. Name a copy in your
+   * own ECR when the compute environments cannot reach the public ECR gallery (docs/workspaces.md).
+   * @default - a pinned public.ecr.aws/aws-cli/aws-cli
+   */
+  readonly workspaceFetchImage?: string;
   /**
    * Reserved concurrency per function: one number for every API function, or a number per function name
    * (`Run`, `Logs`, …, `StateChange`, `Reconciler`). Caps what one route can take from the others and from the
@@ -118,6 +125,12 @@ export function securityIssues(props: SecurityProps, functionNames: FunctionName
     (v) => INSTANCE_TYPE.test(v),
     'a SageMaker instance type such as ml.g5.xlarge',
   );
+  if (props.workspaceFetchImage !== undefined && !CONTAINER_IMAGE_PATTERN.test(props.workspaceFetchImage)) {
+    issues.push({
+      path: 'workspaceFetchImage',
+      message: 'must be a container image such as public.ecr.aws/aws-cli/aws-cli:2.31.23',
+    });
+  }
   for (const key of ['hostPathPrefixes', 'devices'] as const) {
     const values = props.hostAccess?.[key];
     if (values?.includes('*') && values.length > 1) {
@@ -164,6 +177,7 @@ export function securityEnvironment(props: SecurityProps, stackName: string): Re
   set(ENV.allowedDevices, props.hostAccess?.devices);
   set(ENV.sageMakerInstanceTypes, props.sageMakerInstanceTypes);
   if (props.hostAccess?.privileged === true) env[ENV.allowPrivileged] = 'true';
+  if (props.workspaceFetchImage !== undefined) env[ENV.workspaceFetchImage] = props.workspaceFetchImage;
   return env;
 }
 

@@ -6,9 +6,17 @@ import { AwsBatchTranslator } from '../../lib/schedulers/aws-batch/translator.js
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { SchedulerDeps } from './table.js';
 
-/** The aws_batch factory (the deployment's stack tag and name prefix in every translation). */
+/**
+ * The aws_batch factory (the deployment's stack tag, name prefix and workspace fetch image in every
+ * translation).
+ */
 export async function create(deps: SchedulerDeps): Promise<SchedulerFactory> {
-  const translation = { stackTags: deps.deployment.stackTags, namePrefix: deps.deployment.batchNamePrefix };
+  const { stackTags, batchNamePrefix, workspaceFetchImage } = deps.deployment;
+  const translation = {
+    stackTags,
+    namePrefix: batchNamePrefix,
+    ...(workspaceFetchImage === undefined ? {} : { workspaceFetchImage }),
+  };
   if (!deps.submits) return (ctx) => new AwsBatchTranslator(ctx, translation);
   const { withClients } = await import('./aws-batch-clients.js');
   return withClients(deps, translation);

@@ -1,6 +1,6 @@
 /**
  * kubernetes: TorchX's Volcano Job for dry runs; run, describe, list, cancel and logs once a cluster is
- * configured with TXS_KUBECONFIG, or TXS_EKS_CLUSTER and TXS_EKS_ENDPOINT.
+ * configured (`config.kubernetes`: a kubeconfig, or an EKS cluster).
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import {
@@ -11,55 +11,58 @@ import {
   loadKubeConfig,
 } from '../../lib/schedulers/kubernetes/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import { ValidationError } from '../../lib/specs/index.js';
-import { ENV } from '../shared/env-names.js';
+import type { FunctionConfig } from '../shared/config.js';
+import type { KubernetesSettings } from './settings.js';
+import type { SchedulerDeps } from './table.js';
 
 /**
- * The Kubernetes API access configured by environment: a JSON kubeconfig (TXS_KUBECONFIG), or an EKS cluster
- * (TXS_EKS_CLUSTER, TXS_EKS_ENDPOINT, TXS_EKS_CA_DATA; tokens signed with the process's AWS credentials);
- * undefined when neither is set (dry runs only). `list` reads TXS_K8S_NAMESPACE, else the kubeconfig
- * context's namespace, else `default`.
+ * The Kubernetes API access the settings configure: the kubeconfig's current context, or the EKS cluster
+ * (tokens signed with the process's AWS credentials); undefined when neither is set (dry runs only). `list`
+ * reads the settings' namespace, else the kubeconfig context's, else `default`.
  */
-export function kubeAccessFromEnv(env: NodeJS.ProcessEnv = process.env): KubeAccess | undefined {
-  const namespaceOverride = env[ENV.kubeNamespace];
-  const kubeconfig = env[ENV.kubeconfig];
-  if (kubeconfig) {
-    const context = loadKubeConfig(kubeconfig);
-    return {
-      client: new KubeApiClient(context.connection),
-      namespace: namespaceOverride || context.namespace,
-    };
+export function kubeAccess(settings: KubernetesSettings): KubeAccess | undefined {
+  const { namespace, eks } = settings;
+  if (settings.kubeconfig !== undefined) {
+    const context = loadKubeConfig(settings.kubeconfig, {
+      ...(settings.awsRegion === undefined ? {} : { defaultRegion: settings.awsRegion }),
+    });
+    return { client: new KubeApiClient(context.connection), namespace: namespace ?? context.namespace };
   }
-  const clusterName = env[ENV.eksCluster];
-  if (!clusterName) return undefined;
-  const server = env[ENV.eksEndpoint];
-  const region = env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-  if (!server || !region) {
-    throw new ValidationError(
-      `${ENV.eksCluster} is set: also set ${ENV.eksEndpoint} (the cluster's API endpoint) and AWS_REGION`,
-    );
-  }
-  const caData = env[ENV.eksCaData];
+  if (eks === undefined) return undefined;
   const credentials = defaultProvider();
   const client = new KubeApiClient({
-    server,
-    ...(caData ? { ca: Buffer.from(caData, 'base64').toString('utf8') } : {}),
-    token: () => eksToken({ clusterName, region, credentials }),
+    server: eks.endpoint,
+    ...(eks.caBase64 ? { ca: Buffer.from(eks.caBase64, 'base64').toString('utf8') } : {}),
+    token: () => eksToken({ clusterName: eks.cluster, region: eks.region, credentials }),
   });
-  return { client, namespace: namespaceOverride || 'default' };
+  return { client, namespace: namespace ?? 'default' };
 }
 
-let access: { value: KubeAccess | undefined } | undefined;
-/** The process's Kubernetes API access, read from the environment once (shared with kubernetes_mcad). */
-export function sharedKubeAccess(): KubeAccess | undefined {
-  access ??= { value: kubeAccessFromEnv() };
+const accessByConfig = new WeakMap<FunctionConfig, { value: KubeAccess | undefined }>();
+/** The Kubernetes API access of a configuration, built once (kubernetes and kubernetes_mcad share it). */
+export function sharedKubeAccess(config: FunctionConfig): KubeAccess | undefined {
+  let access = accessByConfig.get(config);
+  if (access === undefined) {
+    access = { value: kubeAccess(config.kubernetes) };
+    accessByConfig.set(config, access);
+  }
   return access.value;
 }
 
-/** The kubernetes factory (TorchX's Volcano Job; the API calls when a cluster is configured). */
-export function create(): SchedulerFactory {
-  return (ctx) => {
-    const kube = sharedKubeAccess();
-    return new KubernetesScheduler(ctx, kube ? { access: kube } : {});
+/**
+ * What both Kubernetes schedulers are built with: the configured cluster's API access (none: dry runs only)
+ * and the deployment's workspace fetch image (none: the pinned default).
+ */
+export function kubeOptions(deps: SchedulerDeps): { access?: KubeAccess; workspaceFetchImage?: string } {
+  const access = sharedKubeAccess(deps.config);
+  const { workspaceFetchImage } = deps.deployment;
+  return {
+    ...(access === undefined ? {} : { access }),
+    ...(workspaceFetchImage === undefined ? {} : { workspaceFetchImage }),
   };
+}
+
+/** The kubernetes factory (TorchX's Volcano Job; the API calls when a cluster is configured). */
+export function create(deps: SchedulerDeps): SchedulerFactory {
+  return (ctx) => new KubernetesScheduler(ctx, kubeOptions(deps));
 }

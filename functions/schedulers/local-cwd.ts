@@ -3,6 +3,7 @@ import {
   createLocalCwdScheduler,
   LOCAL_CWD,
   LocalCwdScheduler,
+  minimalEnv,
 } from '../../lib/schedulers/local-cwd/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { Scheduler } from '../../lib/schedulers/scheduler.js';
@@ -16,6 +17,7 @@ export function create(deps: SchedulerDeps): SchedulerFactory {
     createLocalCwdScheduler(ctx, {
       dataDir: deps.config.localDataDir ?? '',
       ...(deps.config.localReplicaUmask === undefined ? {} : { replicaUmask: deps.config.localReplicaUmask }),
+      ...(deps.config.localHostEnv === undefined ? {} : { env: minimalEnv(deps.config.localHostEnv) }),
       onStateChange: async ({ appId, ...transition }) => deps.emitLocalTransition(appId, transition),
     });
 }

@@ -1,42 +1,38 @@
 /**
- * slurm: TorchX's sbatch script submitted through slurmrestd. Configuration is read once, when
- * the scheduler is first used (cold start); without `TXS_SLURM_URL` only dry runs work.
+ * slurm: TorchX's sbatch script submitted through slurmrestd, configured by the function's configuration
+ * (`config.slurm`); without slurmrestd settings only dry runs work.
  */
 import { readFileSync } from 'node:fs';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
-import { ENV } from '../shared/env-names.js';
 import { readSecretBytes } from './secret.js';
+import type { SlurmAuthSetting, SlurmSettings } from './settings.js';
+import type { SchedulerDeps } from './table.js';
 
-/** The slurmrestd client's authentication from the environment: a token, or the cluster's JWT key file. */
-export function slurmAuthFromEnv(env: NodeJS.ProcessEnv): SlurmAuth | undefined {
-  const token = env[ENV.slurmToken];
-  if (token) return { token };
-  const keyFile = env[ENV.slurmJwtKeyFile];
-  if (keyFile) return { jwtKey: readFileSync(keyFile) };
-  const key = env[ENV.slurmJwtKey];
-  if (key) return { jwtKey: Buffer.from(key, 'base64') };
-  const secretArn = env[ENV.slurmJwtKeySecretArn];
+/** The slurmrestd client's authentication: a token, or the cluster's JWT key (a secret's is read on first use). */
+export function slurmAuth(setting: SlurmAuthSetting): SlurmAuth {
+  if ('token' in setting) return { token: setting.token };
+  if ('jwtKeyFile' in setting) return { jwtKey: readFileSync(setting.jwtKeyFile) };
+  if ('jwtKeyBase64' in setting) return { jwtKey: Buffer.from(setting.jwtKeyBase64, 'base64') };
+  const arn = setting.jwtKeySecretArn;
   // read on the first call that needs a token (once per cold start)
-  if (secretArn) return { jwtKey: () => readSecretBytes(secretArn) };
-  return undefined;
+  return { jwtKey: () => readSecretBytes(arn) };
 }
 
-/** The slurm factory; the environment is read when the scheduler is built. */
-export function create(): SchedulerFactory {
-  return (ctx) => {
-    const env = process.env;
-    const url = env[ENV.slurmUrl];
-    const auth = slurmAuthFromEnv(env);
-    const user = env[ENV.slurmUser];
-    const options: ConstructorParameters<typeof SlurmScheduler>[1] = {
-      gpusPerNode: env[ENV.slurmGpusPerNode] === 'true',
-    };
-    if (url && auth && user) options.client = new SlurmRestClient({ url, user, auth });
-    const workDir = env[ENV.slurmWorkDir];
-    if (workDir) options.workDir = workDir;
-    const logRoot = env[ENV.slurmLogRoot];
-    if (logRoot) options.logRoot = logRoot;
-    return new SlurmScheduler(ctx, options);
+/** The slurm scheduler's construction options from its settings. */
+function slurmOptions(settings: SlurmSettings): ConstructorParameters<typeof SlurmScheduler>[1] {
+  const { rest, workDir, logRoot } = settings;
+  return {
+    gpusPerNode: settings.gpusPerNode,
+    ...(rest
+      ? { client: new SlurmRestClient({ url: rest.url, user: rest.user, auth: slurmAuth(rest.auth) }) }
+      : {}),
+    ...(workDir === undefined ? {} : { workDir }),
+    ...(logRoot === undefined ? {} : { logRoot }),
   };
+}
+
+/** The slurm factory. */
+export function create(deps: SchedulerDeps): SchedulerFactory {
+  return (ctx) => new SlurmScheduler(ctx, slurmOptions(deps.config.slurm));
 }

@@ -4,7 +4,13 @@
  * variable, the value and what it accepts, instead of falling back silently to a default.
  */
 import { DEFAULT_SESSION } from '../../lib/specs/index.js';
-import { ENV } from './env-names.js';
+import {
+  type KubernetesSettings,
+  readKubernetesSettings,
+  readSlurmSettings,
+  type SlurmSettings,
+} from '../schedulers/settings.js';
+import { commaList, ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
@@ -27,9 +33,6 @@ export const KNOWN_SCHEDULERS = [
 /** A scheduler name of {@link KNOWN_SCHEDULERS}. */
 export type KnownScheduler = (typeof KNOWN_SCHEDULERS)[number];
 
-/** Days finished records are kept when TXS_RETENTION_DAYS is not set. */
-export const DEFAULT_RETENTION_DAYS = 90;
-
 /** The validated configuration of a function. */
 export interface FunctionConfig {
   readonly tableName: string;
@@ -41,7 +44,17 @@ export interface FunctionConfig {
   readonly localDataDir?: string;
   /** umask (0 to 0o777) local_cwd replicas run with: the local server's own before it tightened it. */
   readonly localReplicaUmask?: number;
-  readonly retentionDays: number;
+  /** Days finished records are kept; the store's default (DEFAULT_RETENTION_DAYS of lib/store) when unset. */
+  readonly retentionDays?: number;
+  /** The slurm scheduler's slurmrestd and job settings. */
+  readonly slurm: SlurmSettings;
+  /** The cluster the kubernetes and kubernetes_mcad schedulers reach. */
+  readonly kubernetes: KubernetesSettings;
+  /**
+   * Local mode: the environment of the server's own process (the user's shell), which local_docker's
+   * `copy_env` copies from and whose DOCKER_HOST names the Docker daemon. Undefined in the deployed stack.
+   */
+  readonly localHostEnv?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The settings local mode gives the functions itself (its table, its embedded DynamoDB, its schedulers). */
@@ -61,14 +74,6 @@ export class ConfigError extends Error {
 
 const SESSION = /^[A-Za-z0-9_.-]{1,64}$/;
 
-const list = (raw: string | undefined): string[] | undefined =>
-  raw === undefined || raw.trim() === ''
-    ? undefined
-    : raw
-        .split(',')
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0);
-
 /**
  * Reads and checks the configuration from `env`; in local mode, `local` gives the settings the local server
  * fixes itself (the environment's values for them are not read).
@@ -83,7 +88,8 @@ export function readFunctionConfig(
   const tableName = local ? local.tableName : env[ENV.tableName];
   if (!tableName) problems.push(`${ENV.tableName} is not set (the DynamoDB table of app records)`);
 
-  const schedulers = local ? [...local.schedulers] : (list(env[ENV.schedulers]) ?? [...DEFAULT_SCHEDULERS]);
+  const listed = commaList(env[ENV.schedulers]);
+  const schedulers = local ? [...local.schedulers] : listed.length > 0 ? listed : [...DEFAULT_SCHEDULERS];
   for (const name of schedulers)
     if (!(KNOWN_SCHEDULERS as readonly string[]).includes(name))
       problems.push(
@@ -94,10 +100,9 @@ export function readFunctionConfig(
   if (!SESSION.test(sessionName))
     problems.push(`${ENV.sessionName}='${sessionName}' must be 1 to 64 letters, digits, '_', '.' or '-'`);
 
-  const retentionRaw = env[ENV.retentionDays];
-  const retentionDays =
-    retentionRaw === undefined || retentionRaw === '' ? DEFAULT_RETENTION_DAYS : Number(retentionRaw);
-  if (!(Number.isInteger(retentionDays) && retentionDays > 0))
+  const retentionRaw = env[ENV.retentionDays] || undefined;
+  const retentionDays = retentionRaw === undefined ? undefined : Number(retentionRaw);
+  if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays > 0))
     problems.push(`${ENV.retentionDays}='${retentionRaw}' must be a whole number of days, at least 1`);
 
   const dynamoDbEndpoint = (local ? local.dynamoDbEndpoint : env[ENV.dynamoDbEndpoint]) || undefined;
@@ -108,17 +113,22 @@ export function readFunctionConfig(
   if (schedulers.includes('local_cwd') && localDataDir === undefined)
     problems.push(`${ENV.localDataDir} is not set; the local_cwd scheduler needs a data directory`);
 
+  const slurm = readSlurmSettings(env, problems);
+  const kubernetes = readKubernetesSettings(env, problems);
+
   if (problems.length > 0) throw new ConfigError(`Invalid function configuration: ${problems.join('; ')}`);
   const eventBusName = env[ENV.eventBusName] || undefined;
   return {
     tableName: tableName ?? '',
     schedulers,
     sessionName,
-    batchQueues: list(env[ENV.batchQueues]) ?? [],
-    retentionDays,
+    batchQueues: commaList(env[ENV.batchQueues]),
+    slurm,
+    kubernetes,
+    ...(retentionDays === undefined ? {} : { retentionDays }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
     ...(localDataDir === undefined ? {} : { localDataDir }),
-    ...(local ? { localReplicaUmask: local.localReplicaUmask } : {}),
+    ...(local ? { localReplicaUmask: local.localReplicaUmask, localHostEnv: { ...env } } : {}),
   };
 }

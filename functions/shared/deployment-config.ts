@@ -2,7 +2,7 @@
  * The deployment's security settings, read from the environment (names in env-names.ts, set by the CDK
  * construct; local mode sets its own defaults) once per cold start and checked then: who is an admin, which
  * roles have per-session owners, what host access jobs may have, which SageMaker instance types runs may use,
- * the stack tag and the Batch name prefix. A bad value fails every request with a 500 (logged) rather than running wider than
+ * the stack tag, the Batch name prefix and the image that fetches Batch workspaces. A bad value fails every request with a 500 (logged) rather than running wider than
  * configured.
  *
  * @module
@@ -13,7 +13,7 @@ import {
   NO_HOST_ACCESS,
   parseHostPathList,
 } from '../../lib/specs/index.js';
-import { batchNamePrefix, ENV, STACK_TAG_KEY } from './env-names.js';
+import { batchNamePrefix, CONTAINER_IMAGE_PATTERN, commaList, ENV, STACK_TAG_KEY } from './env-names.js';
 import { canonicalPrincipal, type IdentityConfig } from './identity.js';
 
 /** Everything security-related a function is configured with. */
@@ -29,6 +29,8 @@ export interface DeploymentConfig {
    * definitions named so); empty outside a deployed stack.
    */
   readonly batchNamePrefix: string;
+  /** Image of the container that fetches an aws_batch workspace; undefined: the translator's default. */
+  readonly workspaceFetchImage?: string;
 }
 
 /** The settings quoted in host-access refusals: the construct prop and its environment variable. */
@@ -41,13 +43,6 @@ export const HOST_ACCESS_SETTINGS: HostAccessSettingNames = {
 const ROLE_PATTERN = /^[\w+=,.@-]{1,64}\*?$|^\*$/;
 const INSTANCE_TYPE = /^ml\.[a-z0-9-]+\.[a-z0-9]+$/;
 
-function list(env: Readonly<Record<string, string | undefined>>, name: string): string[] {
-  return (env[name] ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
 /**
  * Reads and checks the settings; host access the environment does not configure is `defaultHostAccess`
  * (none; local mode: all, the user's own machine).
@@ -59,14 +54,14 @@ export function readDeploymentConfig(
   defaultHostAccess: HostAccessPolicy = NO_HOST_ACCESS,
 ): DeploymentConfig {
   const admins = new Set<string>();
-  for (const principal of list(env, ENV.adminPrincipals)) {
+  for (const principal of commaList(env[ENV.adminPrincipals])) {
     try {
       admins.add(canonicalPrincipal(principal));
     } catch (error) {
       throw new Error(`${ENV.adminPrincipals}: ${principal}: ${(error as Error).message}`);
     }
   }
-  const sessionOwnerRoles = list(env, ENV.sessionOwnerRoles);
+  const sessionOwnerRoles = commaList(env[ENV.sessionOwnerRoles]);
   for (const pattern of sessionOwnerRoles) {
     if (!ROLE_PATTERN.test(pattern)) {
       throw new Error(
@@ -87,13 +82,17 @@ export function readDeploymentConfig(
       ? parseHostPathList(ENV.allowedDevices, env[ENV.allowedDevices])
       : defaultHostAccess.devices,
   };
-  const instanceTypes = list(env, ENV.sageMakerInstanceTypes);
+  const instanceTypes = commaList(env[ENV.sageMakerInstanceTypes]);
   for (const type of instanceTypes) {
     if (!INSTANCE_TYPE.test(type)) {
       throw new Error(
         `${ENV.sageMakerInstanceTypes}: '${type}' is not a SageMaker instance type (ml.g5.xlarge)`,
       );
     }
+  }
+  const fetchImage = env[ENV.workspaceFetchImage];
+  if (fetchImage !== undefined && fetchImage !== '' && !CONTAINER_IMAGE_PATTERN.test(fetchImage)) {
+    throw new Error(`${ENV.workspaceFetchImage}: '${fetchImage}' is not a container image reference`);
   }
   const stackName = env[ENV.stackName];
   return {
@@ -102,6 +101,7 @@ export function readDeploymentConfig(
     ...(instanceTypes.length > 0 ? { sageMakerInstanceTypes: instanceTypes } : {}),
     stackTags: stackName ? { [STACK_TAG_KEY]: stackName } : {},
     batchNamePrefix: stackName ? batchNamePrefix(stackName) : '',
+    ...(fetchImage ? { workspaceFetchImage: fetchImage } : {}),
   };
 }
 

@@ -8,6 +8,12 @@ import { hash } from 'node:crypto';
 /** Tag key every Batch job, job definition and SageMaker training job launched by a stack carries. */
 export const STACK_TAG_KEY = 'torchx-serverless:stack';
 
+/**
+ * A container image reference as AWS Batch takes one (`TXS_WORKSPACE_FETCH_IMAGE`): up to 255 letters,
+ * digits and `-_:./#@` (a digest's `@` included).
+ */
+export const CONTAINER_IMAGE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_:./#@-]{0,254}$/;
+
 /** Which part of the functions reads a variable (the sections of docs/environment.md). */
 export type EnvGroup = 'core' | 'security' | 'slurm' | 'kubernetes';
 
@@ -34,6 +40,7 @@ export const ENV = {
   allowedHostPaths: 'TXS_ALLOWED_HOST_PATHS',
   allowedDevices: 'TXS_ALLOWED_DEVICES',
   sageMakerInstanceTypes: 'TXS_SAGEMAKER_INSTANCE_TYPES',
+  workspaceFetchImage: 'TXS_WORKSPACE_FETCH_IMAGE',
   stackName: 'TXS_STACK_NAME',
   slurmUrl: 'TXS_SLURM_URL',
   slurmUser: 'TXS_SLURM_USER',
@@ -103,6 +110,13 @@ export const ENV_DESCRIPTIONS = {
     group: 'security',
     description: 'Comma-separated SageMaker training instance types runs may use (default: any).',
   },
+  workspaceFetchImage: {
+    group: 'security',
+    description:
+      "Image of the container that fetches a workspace from S3 before the role's container starts (`aws_batch` " +
+      "with the job role, `kubernetes` and `kubernetes_mcad` with the pod's service account): an AWS CLI image " +
+      'whose entrypoint is `aws` (default: a pinned `public.ecr.aws/aws-cli/aws-cli`; see docs/workspaces.md).',
+  },
   stackName: {
     group: 'security',
     // the tag key written out (not interpolated), so that bundling can still drop this table
@@ -111,7 +125,8 @@ export const ENV_DESCRIPTIONS = {
   },
   slurmUrl: {
     group: 'slurm',
-    description: "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs).",
+    description:
+      "Slurmrestd's base URL, e.g. `http://head:6820` (without it slurm only dry-runs; with it, set the user and a token or key).",
   },
   slurmUser: { group: 'slurm', description: 'The Slurm user jobs are submitted as (`X-SLURM-USER-NAME`).' },
   slurmToken: { group: 'slurm', description: 'A token from `scontrol token` (takes precedence over a key).' },
@@ -144,7 +159,7 @@ export const ENV_DESCRIPTIONS = {
   },
   kubeconfig: {
     group: 'kubernetes',
-    description: 'A JSON kubeconfig whose current context is the cluster (local mode).',
+    description: 'A kubeconfig file (YAML or JSON) whose current context is the cluster (local mode).',
   },
   eksCluster: {
     group: 'kubernetes',
@@ -163,6 +178,14 @@ export const ENV_DESCRIPTIONS = {
     description: "The namespace `list` reads (default: the kubeconfig's, else default).",
   },
 } as const satisfies Readonly<Record<keyof typeof ENV, EnvDescription>>;
+
+/** The items of a comma-separated variable (`a, b,c`), trimmed, empty ones left out; none when unset. */
+export function commaList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
 
 /** Longest {@link batchNamePrefix}: what it takes from the 128 characters of a Batch job or definition name. */
 export const MAX_BATCH_NAME_PREFIX_LENGTH = 32;

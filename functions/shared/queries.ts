@@ -1,6 +1,7 @@
 /**
  * The query parameters (and headers) of each API route, as zod schemas: the handlers parse requests with
- * them and `openapi.ts` documents them, so a bound, a pattern or a description is written once, here.
+ * them and `scripts/openapi-document.ts` documents them, so a bound, a pattern or a description is written
+ * once, here.
  */
 import * as z from 'zod/mini';
 import { MAX_WAIT_SECONDS, REVISION_PATTERN } from '../../lib/runner/revision.js';

@@ -1,7 +1,8 @@
 /**
  * Query parameters (and request headers) as zod schemas: one object schema per route (`queries.ts`) both
  * parses the request, with errors that name the parameter, and writes the route's parameters in the OpenAPI
- * document (`openapi.ts`). Each builder puts the bounds, pattern and description in the schema once.
+ * document (`scripts/openapi-document.ts`). Each builder puts the bounds, pattern and description in the
+ * schema once.
  */
 import * as z from 'zod/mini';
 import { ValidationError } from '../../lib/specs/index.js';

@@ -6,15 +6,25 @@ import type { AppRecord } from '../../lib/specs/index.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** What names an app: its handle and the parts of it. */
+const handleFields = (record: AppRecord) => ({
+  handle: record.handle,
+  scheduler: record.scheduler,
+  session: record.session,
+  appId: record.appId,
+});
+
+/** The handle, the app's name and its owner. */
+const identityFields = (record: AppRecord) => ({
+  ...handleFields(record),
+  name: record.name,
+  owner: record.owner,
+});
+
 /** `AppSummary` of `GET /v1/apps`. */
 export function summaryView(record: AppRecord) {
   const view: Record<string, unknown> = {
-    handle: record.handle,
-    scheduler: record.scheduler,
-    session: record.session,
-    appId: record.appId,
-    name: record.name,
-    owner: record.owner,
+    ...identityFields(record),
     state: record.state,
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
@@ -27,12 +37,7 @@ export function summaryView(record: AppRecord) {
 /** The body of `GET /v1/apps/{scheduler}/{appId}`. */
 export function detailView(record: AppRecord) {
   const view: Record<string, unknown> = {
-    handle: record.handle,
-    scheduler: record.scheduler,
-    session: record.session,
-    appId: record.appId,
-    name: record.name,
-    owner: record.owner,
+    ...identityFields(record),
     createdAt: iso(record.createdAt),
     updatedAt: iso(record.updatedAt),
     status: statusOfRecord(record).toJSON(),
@@ -49,11 +54,5 @@ export function detailView(record: AppRecord) {
 
 /** The short body of run, cancel and delete responses. */
 export function handleView(record: AppRecord) {
-  return {
-    handle: record.handle,
-    scheduler: record.scheduler,
-    session: record.session,
-    appId: record.appId,
-    state: record.state,
-  };
+  return { ...handleFields(record), state: record.state };
 }

@@ -4,14 +4,40 @@
  *
  * @module
  */
-import { makeResource, makeRole, NONE, ValidationError } from '../specs/index.js';
+import { type AppDef, makeResource, makeRole, NONE, ValidationError } from '../specs/index.js';
+import type { ComponentArgs } from './args.js';
 import { DEFAULT_IMAGE, REPLICA_RANGE, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
 import { shellQuote } from './shlex.js';
 
+/** The resource of the utilities that need little: 1 cpu, 1 GiB. */
 const smallResource = () => makeResource({ cpu: 1, gpu: 0, memMB: 1024 });
+/** An app of one role named as the command it runs, `command args`, on {@link smallResource}. */
+const smallApp = (command: string, image: string, args: string[], numReplicas: number): AppDef => ({
+  name: command,
+  metadata: {},
+  roles: [
+    makeRole({
+      name: command,
+      image,
+      entrypoint: command,
+      args,
+      numReplicas,
+      resource: smallResource(),
+    }),
+  ],
+});
 const mountsOf = (mounts: string[] | undefined) => (mounts && mounts.length > 0 ? parseMounts(mounts) : []);
+/** The resource of `resourceParams`: the named one (`h`), else cpu, gpu and memMB. */
+const resourceOf = (a: ComponentArgs) =>
+  resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h'));
+/** The replicas, resource and mounts of a role whose component takes them (`utils.sh`, `utils.python`). */
+const replicasOf = (a: ComponentArgs) => ({
+  numReplicas: a.num('num_replicas'),
+  resource: resourceOf(a),
+  mounts: mountsOf(a.list('mounts')),
+});
 
 const resourceParams = [
   { name: 'cpu', type: 'int', default: 1, help: 'number of cpus per replica' },
@@ -19,6 +45,13 @@ const resourceParams = [
   { name: 'memMB', type: 'int', default: 1024, help: 'cpu memory in MB per replica' },
   { name: 'h', type: 'str', default: null, help: 'a named resource (takes precedence over cpu, gpu, memMB)' },
 ] as const;
+const replicasParam = {
+  name: 'num_replicas',
+  type: 'int',
+  default: 1,
+  range: REPLICA_RANGE,
+  help: 'number of replicas to run',
+} as const;
 const mountsParam = {
   name: 'mounts',
   type: 'list',
@@ -33,28 +66,9 @@ export const echoComponent: ComponentDefinition = {
   params: [
     { name: 'msg', type: 'str', default: 'hello world', help: 'message to echo' },
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    {
-      name: 'num_replicas',
-      type: 'int',
-      default: 1,
-      range: REPLICA_RANGE,
-      help: 'number of replicas to run',
-    },
+    replicasParam,
   ],
-  build: (a) => ({
-    name: 'echo',
-    metadata: {},
-    roles: [
-      makeRole({
-        name: 'echo',
-        image: a.str('image'),
-        entrypoint: 'echo',
-        args: [a.str('msg')],
-        numReplicas: a.num('num_replicas'),
-        resource: smallResource(),
-      }),
-    ],
-  }),
+  build: (a) => smallApp('echo', a.str('image'), [a.str('msg')], a.num('num_replicas')),
 };
 
 /** `utils.touch`: creates a file. */
@@ -65,20 +79,7 @@ export const touchComponent: ComponentDefinition = {
     { name: 'file', type: 'str', help: 'file to create' },
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'the image to use' },
   ],
-  build: (a) => ({
-    name: 'touch',
-    metadata: {},
-    roles: [
-      makeRole({
-        name: 'touch',
-        image: a.str('image'),
-        entrypoint: 'touch',
-        args: [a.str('file')],
-        numReplicas: 1,
-        resource: smallResource(),
-      }),
-    ],
-  }),
+  build: (a) => smallApp('touch', a.str('image'), [a.str('file')], 1),
 };
 
 /** `utils.sh`: runs a command through `sh -c` (arguments are shell-quoted). */
@@ -87,13 +88,7 @@ export const shComponent: ComponentDefinition = {
   description: 'Runs the given command via sh -c (each argument is quoted, so no variable substitution).',
   params: [
     { name: 'image', type: 'str', default: DEFAULT_IMAGE, help: 'image to use' },
-    {
-      name: 'num_replicas',
-      type: 'int',
-      default: 1,
-      range: REPLICA_RANGE,
-      help: 'number of replicas to run',
-    },
+    replicasParam,
     ...resourceParams,
     { name: 'env', type: 'dict', default: null, help: 'environment variables (e.g. ENV1=v1,ENV2=v2)' },
     { name: 'max_retries', type: 'int', default: 0, help: 'the number of scheduler retries allowed' },
@@ -120,11 +115,9 @@ export const shComponent: ComponentDefinition = {
           image: a.str('image'),
           entrypoint: entrypoint ?? 'sh',
           args: entrypoint !== undefined ? escaped : ['-c', escaped.join(' ')],
-          numReplicas: a.num('num_replicas'),
-          resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+          ...replicasOf(a),
           env,
           maxRetries: a.num('max_retries'),
-          mounts: mountsOf(a.list('mounts')),
         }),
       ],
     };
@@ -172,11 +165,9 @@ export const pythonComponent: ComponentDefinition = {
           name: 'python',
           image: a.str('image'),
           entrypoint: 'python',
-          numReplicas: a.num('num_replicas'),
-          resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+          ...replicasOf(a),
           args: [...cmd, ...a.varargs],
           env: m !== undefined ? { HYDRA_MAIN_MODULE: m } : {},
-          mounts: mountsOf(a.list('mounts')),
         }),
       ],
     };
@@ -237,7 +228,7 @@ export const binaryComponent: ComponentDefinition = {
         entrypoint: a.str('entrypoint'),
         numReplicas: a.num('num_replicas'),
         args: [...a.varargs],
-        resource: resourceFrom(a.num('cpu'), a.num('gpu'), a.num('memMB'), a.optStr('h')),
+        resource: resourceOf(a),
       }),
     ],
   }),

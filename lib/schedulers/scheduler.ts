@@ -42,6 +42,20 @@ export interface SchedulerCapabilities {
   elasticity: boolean;
 }
 
+/**
+ * What a scheduler that runs apps supports unless it says otherwise: cancel, logs, a full describe and
+ * distributed apps; no mounts, retries or elasticity.
+ */
+export const RUNNING_CAPABILITIES: Readonly<SchedulerCapabilities> = Object.freeze({
+  cancel: true,
+  logs: true,
+  describe: 'full',
+  distributed: true,
+  mounts: false,
+  retries: false,
+  elasticity: false,
+});
+
 /** Apps the base {@link Scheduler.describeMany} describes at the same time. */
 export const DESCRIBE_MANY_CONCURRENCY = 8;
 

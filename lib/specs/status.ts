@@ -34,19 +34,10 @@ export interface RoleStatus {
   replicas: ReplicaStatus[];
 }
 
-/** Plain-data form of an {@link AppStatus}, as it travels over HTTP. */
-export interface AppStatusData {
-  state: AppState;
-  numRestarts: number;
-  msg: string;
-  structuredErrorMsg: string;
-  uiUrl?: string;
-  roles: RoleStatus[];
-  /** The scheduler's reason for the state and since when (torchx-serverless addition). */
-  stateReason?: StateReason;
-  /** How each finished attempt ended (torchx-serverless addition). */
-  attemptOutcomes?: AttemptOutcome[];
-}
+/** Plain-data form of an {@link AppStatus} (its fields, no methods), as it travels over HTTP. */
+export type AppStatusData = {
+  [K in keyof AppStatus as AppStatus[K] extends (...args: never[]) => unknown ? never : K]: AppStatus[K];
+};
 
 const APP_STATUS_TEMPLATE = (s: {
   state: string;
@@ -80,14 +71,16 @@ function pythonLocalTimestamp(epochSeconds: number): string {
  * console.log(status.format());
  * ```
  */
-export class AppStatus implements AppStatusData {
+export class AppStatus {
   state: AppState;
   numRestarts: number;
   msg: string;
   structuredErrorMsg: string;
   uiUrl?: string;
   roles: RoleStatus[];
+  /** The scheduler's reason for the state and since when (torchx-serverless addition). */
   stateReason?: StateReason;
+  /** How each finished attempt ended (torchx-serverless addition). */
   attemptOutcomes?: AttemptOutcome[];
 
   constructor(init: Pick<AppStatusData, 'state'> & Partial<AppStatusData>) {

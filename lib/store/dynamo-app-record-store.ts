@@ -11,8 +11,6 @@ import type {
   AppCounts,
   AppRecordStore,
   CountAppsQuery,
-  IdempotencyLease,
-  IdempotencyRejection,
   IdempotencyReservation,
   ListAppsPage,
   ListAppsQuery,
@@ -160,23 +158,14 @@ export class DynamoAppRecordStore implements AppRecordStore {
 
   /** {@inheritDoc IdempotencyKeys.reserve} */
   reserveIdempotencyKey(
-    owner: string,
-    key: string,
-    requestHash: string,
-    now: number,
-    lease?: IdempotencyLease,
+    ...args: Parameters<AppRecordStore['reserveIdempotencyKey']>
   ): Promise<IdempotencyReservation> {
-    return this.idempotency.reserve(owner, key, requestHash, now, lease);
+    return this.idempotency.reserve(...args);
   }
 
   /** {@inheritDoc IdempotencyKeys.complete} */
-  completeIdempotencyKey(
-    owner: string,
-    key: string,
-    handle: AppHandle,
-    rejection?: IdempotencyRejection,
-  ): Promise<void> {
-    return this.idempotency.complete(owner, key, handle, rejection);
+  completeIdempotencyKey(...args: Parameters<AppRecordStore['completeIdempotencyKey']>): Promise<void> {
+    return this.idempotency.complete(...args);
   }
 
   /** {@inheritDoc IdempotencyKeys.release} */

@@ -74,6 +74,21 @@ export interface TableDefinition {
   timeToLiveAttribute: string;
 }
 
+/** A global secondary index keyed by the string attribute `partitionKey`, sorted by `sortKey` (name, type). */
+function index(
+  name: string,
+  partitionKey: string,
+  [sortKey, sortType]: readonly [string, 'S' | 'N'],
+  projection: IndexProjection,
+): IndexDefinition {
+  return {
+    name,
+    partitionKey: { name: partitionKey, type: 'S' },
+    sortKey: { name: sortKey, type: sortType },
+    projection,
+  };
+}
+
 /**
  * The app record table.
  *
@@ -98,30 +113,15 @@ export const APP_TABLE: TableDefinition = Object.freeze<TableDefinition>({
   partitionKey: { name: TABLE_ATTRIBUTES.partitionKey, type: 'S' },
   sortKey: { name: TABLE_ATTRIBUTES.sortKey, type: 'S' },
   indexes: Object.freeze([
-    {
-      name: TABLE_INDEXES.byOwner,
-      partitionKey: { name: TABLE_ATTRIBUTES.ownerKey, type: 'S' },
-      sortKey: { name: TABLE_ATTRIBUTES.createdKey, type: 'S' },
-      projection: 'ALL',
-    },
-    {
-      name: TABLE_INDEXES.byNativeName,
-      partitionKey: { name: TABLE_ATTRIBUTES.nativeKey, type: 'S' },
-      sortKey: { name: TABLE_ATTRIBUTES.createdKey, type: 'S' },
-      projection: 'KEYS_ONLY',
-    },
-    {
-      name: TABLE_INDEXES.byActive,
-      partitionKey: { name: TABLE_ATTRIBUTES.activeKey, type: 'S' },
-      sortKey: { name: TABLE_ATTRIBUTES.updatedAt, type: 'N' },
-      projection: 'ALL',
-    },
-    {
-      name: TABLE_INDEXES.byCreated,
-      partitionKey: { name: TABLE_ATTRIBUTES.allKey, type: 'S' },
-      sortKey: { name: TABLE_ATTRIBUTES.createdKey, type: 'S' },
-      projection: 'ALL',
-    },
+    index(TABLE_INDEXES.byOwner, TABLE_ATTRIBUTES.ownerKey, [TABLE_ATTRIBUTES.createdKey, 'S'], 'ALL'),
+    index(
+      TABLE_INDEXES.byNativeName,
+      TABLE_ATTRIBUTES.nativeKey,
+      [TABLE_ATTRIBUTES.createdKey, 'S'],
+      'KEYS_ONLY',
+    ),
+    index(TABLE_INDEXES.byActive, TABLE_ATTRIBUTES.activeKey, [TABLE_ATTRIBUTES.updatedAt, 'N'], 'ALL'),
+    index(TABLE_INDEXES.byCreated, TABLE_ATTRIBUTES.allKey, [TABLE_ATTRIBUTES.createdKey, 'S'], 'ALL'),
   ]),
   timeToLiveAttribute: TABLE_ATTRIBUTES.expiresAt,
 });

@@ -147,9 +147,9 @@ describe('txs run --workspace (local_cwd)', () => {
   });
 
   it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
-    const run = await txs('run', '-s', 'aws_batch', '--workspace', join(dataDir, 'missing'), 'utils.echo');
+    const run = await txs('run', '-s', 'lsf', '--workspace', join(dataDir, 'missing'), 'utils.echo');
     expect(run.code).toBe(ExitCode.USAGE);
-    expect(run.err).toContain('the aws_batch scheduler cannot take a workspace yet');
+    expect(run.err).toContain('the lsf scheduler cannot take a workspace yet');
   });
 });
 
@@ -283,14 +283,14 @@ describe('POST /v1/apps with a workspace', () => {
     const answer = await api('POST', '/v1/apps', {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        scheduler: 'slurm',
+        scheduler: 'lsf',
         component: 'utils.echo',
         workspace: { sha256: 'b'.repeat(64) },
       }),
     });
     expect(answer.status).toBe(400);
     expect(((await answer.json()) as { error: { message: string } }).error.message).toContain(
-      'the slurm scheduler cannot take a workspace yet',
+      'the lsf scheduler cannot take a workspace yet',
     );
   });
 });

@@ -5,14 +5,16 @@
  * and the error mapping of slurmrestd's HTTP 500s. Run with `npm run test:slurm` (needs the Debian packages;
  * `.ci/run` installs them).
  */
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode, main } from '../../lib/cli/index.js';
+import { packWorkspace } from '../../lib/cli/workspace/archive.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { BackendAccessDeniedError } from '../../lib/schedulers/errors.js';
-import { SlurmRestClient, signSlurmJwt } from '../../lib/schedulers/slurm/index.js';
+import { SlurmRestClient, SlurmScheduler, signSlurmJwt } from '../../lib/schedulers/slurm/index.js';
+import { parseAppDef } from '../../lib/specs/index.js';
 import { memoryIO } from '../unit/cli/helpers.js';
 import { removeCluster, type SlurmCluster, scontrolToken, startCluster } from './cluster.js';
 
@@ -269,6 +271,43 @@ describe('slurm on a real cluster', () => {
     });
     expect(run.status).toBe(400);
     expect(JSON.stringify(run.body)).toContain('cfg.partition');
+  });
+
+  it('runs a job in its workspace: unpacked into job_dir before submitting, the job starts there and reads its files', async () => {
+    // The Slurm user is the server's own OS user here (as on a user's machine): it writes into the job_dir
+    // the server creates. The suite's server submits as `nobody`, so this drives the scheduler directly.
+    const src = join(cluster.dir, 'ws-src');
+    await mkdir(join(src, 'conf'), { recursive: true });
+    await writeFile(join(src, 'train.sh'), 'echo "training with $(cat conf/lr.txt) in $(pwd)"\n');
+    await writeFile(join(src, 'conf', 'lr.txt'), 'lr=0.1\n');
+    const packed = await packWorkspace(src, { outDir: cluster.dir });
+    const scheduler = new SlurmScheduler(
+      { sessionName: 'torchx' },
+      {
+        client: new SlurmRestClient({ url: cluster.url, user: 'root', auth: { jwtKey: cluster.jwtKey } }),
+        workDir: cluster.jobsDir,
+      },
+    );
+    const jobDir = join(cluster.jobsDir, 'ws-run');
+    const app = { name: 'ws', roles: [role('trainer', 2, 'bash train.sh', 2)] };
+    const dryrun = scheduler.submitDryrun(
+      parseAppDef(app),
+      { job_dir: jobDir },
+      { ...packed, archive: packed.path },
+    );
+    const appId = await scheduler.schedule(dryrun);
+    // editing the source after submission changes nothing the job sees
+    await writeFile(join(src, 'conf', 'lr.txt'), 'lr=0.9\n');
+    let state = '';
+    for (let i = 0; i < 240 && !['SUCCEEDED', 'FAILED', 'CANCELLED'].includes(state); i++) {
+      state = (await scheduler.describe(appId))?.state ?? '';
+      if (state !== 'SUCCEEDED') await delay(250);
+    }
+    expect(state).toBe('SUCCEEDED');
+    for (const replica of [0, 1]) {
+      const page = await scheduler.readLogs(appId, { role: 'trainer', replica, streams: 'stdout' });
+      expect(page.lines).toEqual([`training with lr=0.1 in ${jobDir}`]);
+    }
   });
 
   it('lists the apps it ran from slurmctld, and the job output files are where TorchX puts them', async () => {

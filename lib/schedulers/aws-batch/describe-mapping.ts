@@ -4,14 +4,30 @@
  *
  * @module
  */
-import type { JobDetail, NodeRangeProperty } from '@aws-sdk/client-batch';
+import type { JobDetail, KeyValuePair, NodeRangeProperty, ResourceRequirement } from '@aws-sdk/client-batch';
 import { type AppState, MISSING, makeRole, NONE, type ReplicaStatus, type Role } from '../../specs/index.js';
+import { commandInWorkspace } from '../workspace.js';
 import { nodeRangeOf, resourceFromRequirements } from './container.js';
 import { batchStateOf } from './state.js';
+import { mainContainerOf, roleContainerOf, workspaceFetchFailureOf } from './task-containers.js';
 import { ROLE_NAME_ENV } from './translate.js';
 
+/** What describe reads of a node range's role container (a `container`, or an `ecsProperties` task's). */
+export interface RangeContainer {
+  image?: string;
+  command?: string[];
+  environment?: KeyValuePair[];
+  resourceRequirements?: ResourceRequirement[];
+  logConfiguration?: { options?: Record<string, string> };
+}
+
+/** The container of a node range that runs the role: its `container`, or its task's main container. */
+export function rangeContainerOf(range: Readonly<NodeRangeProperty>): RangeContainer | undefined {
+  return range.container ?? mainContainerOf(range.ecsProperties?.taskProperties?.[0]?.containers ?? []);
+}
+
 /** The environment of a node range's container as a map. */
-export function envOf(container: NodeRangeProperty['container']): Record<string, string> {
+export function envOf(container: RangeContainer | undefined): Record<string, string> {
   const env: Record<string, string> = {};
   for (const pair of container?.environment ?? []) {
     if (pair.name !== undefined) env[pair.name] = pair.value ?? '';
@@ -33,7 +49,7 @@ export function nodeGroupsOf(job: JobDetail): NodeGroup[] {
   return (job.nodeProperties?.nodeRangeProperties ?? []).map((range) => {
     const { start, end } = nodeRangeOf(range.targetNodes ?? '', numNodes);
     return {
-      role: envOf(range.container)[ROLE_NAME_ENV] ?? 'node',
+      role: envOf(rangeContainerOf(range))[ROLE_NAME_ENV] ?? 'node',
       start,
       numReplicas: end - start + 1,
       range,
@@ -41,11 +57,16 @@ export function nodeGroupsOf(job: JobDetail): NodeGroup[] {
   });
 }
 
-/** Roles rebuilt from a described job (TorchX `describe`): name, replicas, image, command, env, resource. */
+/**
+ * Roles rebuilt from a described job (TorchX `describe`): name, replicas, image, command, env, resource. A
+ * role run in a workspace shows its own command, not the unpacking wrapper.
+ */
 export function rolesOf(job: JobDetail): Role[] {
   return nodeGroupsOf(job).map(({ role, numReplicas, range }) => {
-    const container = range.container ?? {};
-    const command = container.command ?? [];
+    const container = rangeContainerOf(range) ?? {};
+    const given = container.command ?? [];
+    const inWorkspace = commandInWorkspace(given);
+    const command = inWorkspace === undefined ? given : [inWorkspace.entrypoint, ...inWorkspace.args];
     return makeRole({
       name: role,
       image: container.image ?? '',
@@ -79,15 +100,18 @@ export function replicaStatusOf(
   if (node === undefined) return { id, role, state: parentState, hostname: '', structuredErrorMsg: NONE };
   let state = batchStateOf(node);
   if (state === 'FAILED' && parentState === 'CANCELLED') state = 'CANCELLED';
+  const container = roleContainerOf(node);
   const status: ReplicaStatus = {
     id,
     role,
     state,
-    hostname: node.container?.networkInterfaces?.[0]?.privateIpv4Address ?? '',
+    hostname: container?.networkInterfaces?.[0]?.privateIpv4Address ?? '',
     structuredErrorMsg: NONE,
   };
-  if (node.container?.exitCode !== undefined) status.exitCode = node.container.exitCode;
-  const reason = [node.statusReason, node.container?.reason].filter((r) => r).join('; ');
+  if (container?.exitCode !== undefined) status.exitCode = container.exitCode;
+  const reason = [node.statusReason, workspaceFetchFailureOf(node), container?.reason]
+    .filter((r) => r)
+    .join('; ');
   if (reason !== '') status.reason = reason;
   return status;
 }

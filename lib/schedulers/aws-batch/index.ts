@@ -12,5 +12,7 @@ export * from './options.js';
 export * from './scheduler.js';
 export * from './sdk-errors.js';
 export * from './state.js';
+export * from './task-containers.js';
 export * from './translate.js';
 export * from './translator.js';
+export * from './workspace.js';

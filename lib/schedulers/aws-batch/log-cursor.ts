@@ -6,6 +6,7 @@
  */
 import type { JobDetail } from '@aws-sdk/client-batch';
 import type { CloudWatchLogCursor } from '../cloudwatch-logs.js';
+import { replicaLogStreamOf } from './task-containers.js';
 
 /**
  * The log position a page token carries: the job, role and replica it is for, the stream and CloudWatch token
@@ -46,14 +47,18 @@ export function positionAt(position: LogCursor, at: CloudWatchLogCursor): LogCur
   return cursor;
 }
 
-/** The log streams of a node job, oldest first: one per finished attempt, then the running attempt's. */
+/**
+ * The log streams of a node job's role container, oldest first: one per finished attempt, then the running
+ * attempt's (in a workspace, the main container's; the fetch container's only for an attempt whose fetch
+ * failed, see {@link replicaLogStreamOf}).
+ */
 export function streamsOf(node: JobDetail | undefined): string[] {
   const streams: string[] = [];
   for (const attempt of node?.attempts ?? []) {
-    const name = attempt.container?.logStreamName;
+    const name = replicaLogStreamOf(attempt);
     if (name && !streams.includes(name)) streams.push(name);
   }
-  const current = node?.container?.logStreamName;
+  const current = node === undefined ? undefined : replicaLogStreamOf(node);
   if (current && !streams.includes(current)) streams.push(current);
   return streams;
 }

@@ -48,7 +48,14 @@ import type { SchedulerContext } from '../scheduler.js';
 import { SubmittingScheduler } from '../submitting.js';
 import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
 import { TORCHX_APP_NAME_TAG } from './checks.js';
-import { type NodeGroup, nodeGroupsOf, nodeIndexOf, replicaStatusOf, rolesOf } from './describe-mapping.js';
+import {
+  type NodeGroup,
+  nodeGroupsOf,
+  nodeIndexOf,
+  rangeContainerOf,
+  replicaStatusOf,
+  rolesOf,
+} from './describe-mapping.js';
 import { isLogCursor, type LogCursor, positionAt, streamsOf } from './log-cursor.js';
 import { type AwsBatchOpts, queueNameOf } from './options.js';
 import { isAccessDenied, isClientException, type SdkCall, toSchedulerError } from './sdk-errors.js';
@@ -362,7 +369,8 @@ export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatc
     };
     const page = await readLogStreams({
       client: this.logs,
-      logGroup: group.range.container?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP,
+      logGroup:
+        rangeContainerOf(group.range)?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP,
       // A first read starts at the latest attempt's stream (the node's current log, as TorchX reads it); a
       // token goes on from its stream through the newer attempts' streams.
       streams: cursor?.stream === undefined ? streams.slice(-1) : streams,

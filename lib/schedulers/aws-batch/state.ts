@@ -16,6 +16,13 @@ import type {
   TransitionSource,
 } from '../../specs/index.js';
 import { isTerminal, MAX_ATTEMPT_OUTCOMES, MAX_REASON_TEXT, makeStateReason } from '../../specs/index.js';
+import {
+  type BatchContainersLike,
+  type BatchTaskLike,
+  containerReasonsOf,
+  roleContainerOf,
+  workspaceFetchFailureOf,
+} from './task-containers.js';
 
 /** Batch status → AppState (TorchX's `JOB_STATE`). */
 export const BATCH_JOB_STATE: Readonly<Record<JobStatus, AppState>> = Object.freeze({
@@ -52,6 +59,8 @@ export interface BatchContainerLike {
 /** One finished attempt. */
 export interface BatchAttemptLike {
   container?: BatchContainerLike;
+  /** The attempt's task, for a multi-container (`ecsProperties`) job. */
+  taskProperties?: BatchTaskLike[];
   startedAt?: BatchTimestamp;
   stoppedAt?: BatchTimestamp;
   statusReason?: string;
@@ -74,6 +83,8 @@ export interface BatchJobLike {
   stoppedAt?: BatchTimestamp;
   attempts?: BatchAttemptLike[];
   container?: BatchContainerLike;
+  /** The job's task, for a multi-container (`ecsProperties`) job. */
+  ecsProperties?: { taskProperties?: BatchTaskLike[] };
 }
 
 /**
@@ -193,15 +204,18 @@ export function batchAttemptOutcomesOf(job: BatchJobLike): AttemptOutcome[] {
   const first = Math.max(0, attempts.length - MAX_ATTEMPT_OUTCOMES);
   return attempts.slice(first).map((attempt, i) => {
     const outcome: AttemptOutcome = { attempt: first + i + 1 };
-    const exitCode = attempt.container?.exitCode;
+    const container = roleContainerOf(attempt);
+    const exitCode = container?.exitCode;
     if (exitCode !== undefined) outcome.exitCode = exitCode;
-    const reason = [attempt.statusReason, attempt.container?.reason].filter((r) => r).join('; ');
+    const reason = [attempt.statusReason, workspaceFetchFailureOf(attempt), container?.reason]
+      .filter((r) => r)
+      .join('; ');
     if (reason !== '') outcome.reason = reason.slice(0, MAX_REASON_TEXT);
     const startedAt = isoOf(attempt.startedAt);
     if (startedAt !== undefined) outcome.startedAt = startedAt;
     const stoppedAt = isoOf(attempt.stoppedAt);
     if (stoppedAt !== undefined) outcome.stoppedAt = stoppedAt;
-    if (isHostTermination(attempt.statusReason) || isHostTermination(attempt.container?.reason)) {
+    if (isHostTermination(attempt.statusReason) || isHostTermination(container?.reason)) {
       outcome.infrastructure = true;
     }
     return outcome;
@@ -217,10 +231,10 @@ export function batchNumRestarts(job: BatchJobLike, state: AppState = batchState
   return isTerminal(state) ? Math.max(attempts - 1, 0) : attempts;
 }
 
-/** The container of the job's latest attempt (or its current container). */
-function latestContainer(job: BatchJobLike): BatchContainerLike | undefined {
+/** The job itself when it reports its container (or task), else its latest attempt. */
+function latestPart(job: BatchJobLike): BatchContainersLike | undefined {
   const attempts = job.attempts ?? [];
-  return job.container ?? attempts[attempts.length - 1]?.container;
+  return roleContainerOf(job) !== undefined ? job : attempts[attempts.length - 1];
 }
 
 /**
@@ -237,9 +251,8 @@ export function batchReasonOf(job: BatchJobLike): string | undefined {
   const parts: string[] = [];
   if (job.statusReason) parts.push(job.statusReason);
   if (job.status === 'FAILED') {
-    const container = latestContainer(job);
-    if (container?.exitCode !== undefined) parts.push(`exit code ${container.exitCode}`);
-    if (container?.reason) parts.push(container.reason);
+    const part = latestPart(job);
+    if (part !== undefined) parts.push(...containerReasonsOf(part));
   }
   return parts.length > 0 ? parts.join('; ') : undefined;
 }

@@ -35,6 +35,12 @@ import { TORCHX_VERSION_TAG, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.
 import { checkApp, checkSizes, TORCHX_APP_NAME_TAG, TORCHX_USER_TAG } from './checks.js';
 import { containerOf, containerSettingsOf } from './container.js';
 import { type AwsBatchOpts, parseRetryRules } from './options.js';
+import {
+  type BatchWorkspace,
+  checkWorkspaceJobRole,
+  workspaceEnvironmentOverride,
+  workspaceNodeRange,
+} from './workspace.js';
 
 /** The native request of `aws_batch`: exactly what `schedule` sends (see {@link translateApp}). */
 export interface AwsBatchRequest {
@@ -197,7 +203,7 @@ function commandOf(role: Readonly<Role>, macros: Readonly<Record<string, string>
  * shared), with the environment it had before (restored if the definition turns out to be per-run).
  */
 interface MovedEnvironment {
-  container: ContainerProperties;
+  container: Pick<ContainerProperties, 'environment'>;
   environment: KeyValuePair[];
 }
 
@@ -217,7 +223,10 @@ interface MovedEnvironment {
  *   every other tag, so app metadata cannot override them; none outside a stack, so dry runs match TorchX;
  * - `namePrefix` (a deployed stack's name and `_`, see the functions' `batchNamePrefix`) starts the job name and so every job definition
  *   name, so the stack's IAM can scope RegisterJobDefinition and SubmitJob to `job-definition/<prefix>*`;
- *   empty outside a stack.
+ *   empty outside a stack;
+ * - with a `workspace`, each node range is an `ecsProperties` task that fetches the archive before the role's
+ *   container starts in it (see {@link workspaceNodeRange}); the job role is then required. Without one, the
+ *   request is TorchX's.
  *
  * @param worstCaseSizes check the size quotas as if the unique suffix had its longest length.
  * @throws ValidationError (see {@link checkApp}) and when a request exceeds Batch's size quotas.
@@ -229,8 +238,10 @@ export function translateApp(
   stackTags: Readonly<Record<string, string>> = {},
   worstCaseSizes = false,
   namePrefix = '',
+  workspace?: Readonly<BatchWorkspace>,
 ): Translation {
   checkApp(app, cfg, stackTags);
+  if (workspace !== undefined) checkWorkspaceJobRole(cfg.job_role_arn, workspace.archive);
   const submitted = withPushedImages(app, cfg.image_repo);
   const shareId = cfg.share_id;
   const prefix = namePrefix + jobNamePrefix(app.name, shareId, namePrefix.length);
@@ -261,12 +272,18 @@ export function translateApp(
     const command = commandOf(role, macros);
     if (!commandEmbedsJobName) commandEmbedsJobName = command.some((arg) => arg.includes(jobName));
     const container = containerOf(role, command, kept, settings, `app.roles.${roleIdx}`);
+    const inWorkspace =
+      workspace === undefined ? undefined : workspaceNodeRange(targetNodes, container, workspace);
     if (kept.length < environment.length) {
       const perRun = environment.filter((pair) => !kept.includes(pair));
-      overrides.push({ targetNodes, containerOverrides: { environment: perRun } });
-      moved.push({ container, environment });
+      overrides.push(
+        inWorkspace === undefined
+          ? { targetNodes, containerOverrides: { environment: perRun } }
+          : workspaceEnvironmentOverride(targetNodes, perRun),
+      );
+      moved.push({ container: inWorkspace?.main ?? container, environment });
     }
-    nodeRangeProperties.push({ targetNodes, container });
+    nodeRangeProperties.push(inWorkspace?.range ?? { targetNodes, container });
     nodeIdx += role.numReplicas;
     if (role.maxRetries > attempts) attempts = role.maxRetries;
   }

@@ -8,6 +8,7 @@
 import { type AppDef, AppDryRunInfo, type Cfg, type JobWorkspace, type RunOpts } from '../../specs/index.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TranslatingScheduler } from '../translating.js';
+import { DEFAULT_WORKSPACE_FETCH_IMAGE } from '../workspace.js';
 import { parseBatchAppId } from './app-id.js';
 import { type AwsBatchOpts, awsBatchRunOpts, osUserName, queueNameOf } from './options.js';
 import {
@@ -17,6 +18,7 @@ import {
   translateApp,
   type UniqueNamer,
 } from './translate.js';
+import { batchWorkspaceOf } from './workspace.js';
 
 /** The registered name of this scheduler. */
 export const AWS_BATCH_SCHEDULER = 'aws_batch';
@@ -34,6 +36,12 @@ export interface AwsBatchTranslatorOptions {
    * names); none by default.
    */
   namePrefix?: string;
+  /**
+   * Image of the container that fetches a workspace archive from S3 before the role's container starts: an
+   * AWS CLI image (its entrypoint `aws`); {@link DEFAULT_WORKSPACE_FETCH_IMAGE} by default. A deployment
+   * whose compute environments cannot reach the public ECR gallery names a copy in its own registry.
+   */
+  workspaceFetchImage?: string;
 }
 
 /**
@@ -51,6 +59,7 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
   private readonly uniqueNamer: UniqueNamer;
   private readonly stackTags: Readonly<Record<string, string>>;
   private readonly namePrefix: string;
+  private readonly workspaceFetchImage: string;
   /** The run options, built on first use (they depend only on the default user). */
   private runOptions: RunOpts | undefined;
 
@@ -64,6 +73,7 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
     this.uniqueNamer = options.uniqueNamer ?? defaultUniqueNamer;
     this.stackTags = { ...(options.stackTags ?? {}) };
     this.namePrefix = options.namePrefix ?? '';
+    this.workspaceFetchImage = options.workspaceFetchImage ?? DEFAULT_WORKSPACE_FETCH_IMAGE;
   }
 
   /** The run options; `user` defaults to the configured default user, else the OS user. */
@@ -98,7 +108,7 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
     app: AppDef,
     cfg: AwsBatchOpts,
     worstCaseSizes: boolean,
-    _workspace: JobWorkspace | undefined,
+    workspace: JobWorkspace | undefined,
   ): AppDryRunInfo<AwsBatchRequest> {
     const { request, app: submitted } = translateApp(
       app,
@@ -107,8 +117,19 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
       this.stackTags,
       worstCaseSizes,
       this.namePrefix,
+      workspace === undefined ? undefined : batchWorkspaceOf(workspace, this.workspaceFetchImage),
     );
     return new AppDryRunInfo(AWS_BATCH_SCHEDULER, submitted, { ...cfg }, request);
+  }
+
+  /**
+   * Takes a workspace whose archive is in S3 (a deployed stack's workspace bucket): the job fetches it with
+   * its job role. A path on the server's machine (the local server's archives) is refused.
+   *
+   * @throws ValidationError naming `workspace`.
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    batchWorkspaceOf(workspace, this.workspaceFetchImage);
   }
 
   /**

@@ -12,3 +12,4 @@ export * from './sdk-errors.js';
 export * from './state.js';
 export * from './translate.js';
 export * from './translator.js';
+export * from './workspace.js';

@@ -33,6 +33,7 @@ import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerContext } from '../scheduler.js';
 import { SubmittingScheduler } from '../submitting.js';
+import { commandInWorkspace } from '../workspace.js';
 import { readSageMakerLogPage } from './log-reader.js';
 import type { AwsSageMakerOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
@@ -104,12 +105,15 @@ export function resourceForInstanceType(instanceType: string | undefined): Resou
 /** Rebuilds the role a training job runs (as far as SageMaker reports it). */
 export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
   const spec = job.AlgorithmSpecification;
-  const entrypoint = spec?.ContainerEntrypoint ?? [];
+  // A job in a workspace runs the role's command behind the unpacking wrapper: shown as the role was given.
+  const given = [...(spec?.ContainerEntrypoint ?? []), ...(spec?.ContainerArguments ?? [])];
+  const inWorkspace = commandInWorkspace(given);
+  const command = inWorkspace === undefined ? given : [inWorkspace.entrypoint, ...inWorkspace.args];
   return makeRole({
     name: roleName,
     image: spec?.TrainingImage ?? '',
-    entrypoint: entrypoint[0] ?? MISSING,
-    args: [...entrypoint.slice(1), ...(spec?.ContainerArguments ?? [])],
+    entrypoint: command[0] ?? MISSING,
+    args: command.slice(1),
     env: { ...(job.Environment ?? {}) },
     numReplicas: job.ResourceConfig?.InstanceCount ?? 1,
     maxRetries: job.RetryStrategy?.MaximumRetryAttempts ?? 0,

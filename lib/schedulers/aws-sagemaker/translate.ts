@@ -24,6 +24,7 @@ import {
   applyMacros,
   type FieldIssue,
   INSTANCE_TYPE_CAPABILITY,
+  type JobWorkspace,
   MISSING,
   makeAppHandle,
   NONE,
@@ -32,10 +33,12 @@ import {
 } from '../../specs/index.js';
 import { isIamRoleArn, isS3Uri } from '../aws-names.js';
 import { AppNotSupportedError, InstanceTypeNotAllowedError } from '../errors.js';
+import type { S3Archive } from '../s3-workspace.js';
 import { mergeHyperParameters } from './hyperparameters.js';
 import { MAX_TRAINING_JOB_NAME_LENGTH, TRAINING_JOB_NAME_PATTERN, trainingJobName } from './names.js';
 import { type AwsSageMakerOpts, SDK_ONLY_OPTIONS, sdkOnlyOptionsIn } from './opts.js';
 import { ROLE_NAME_ENV, ROLE_NAME_TAG } from './state.js';
+import { runInWorkspace, sageMakerArchiveOf, WORKSPACE_CHANNEL, workspaceChannelOf } from './workspace.js';
 
 /** The native request of the `aws_sagemaker` scheduler: the exact `CreateTrainingJob` input. */
 export interface AwsSageMakerRequest {
@@ -446,7 +449,7 @@ function checkImage(issues: Issues, image: string, accessMode: string | null): v
   }
 }
 
-function buildChannels(cfg: AwsSageMakerOpts, issues: Issues): Channel[] {
+function buildChannels(cfg: AwsSageMakerOpts, issues: Issues, workspace: S3Archive | undefined): Channel[] {
   const channels: Channel[] = [];
   const names = new Set<string>();
   const addChannel = (name: string, uri: string, path: string, extra: Partial<Channel>) => {
@@ -470,6 +473,17 @@ function buildChannels(cfg: AwsSageMakerOpts, issues: Issues): Channel[] {
       ContentType: 'application/x-sagemaker-model',
       InputMode: 'File',
     });
+  }
+  if (workspace !== undefined) {
+    if (names.has(WORKSPACE_CHANNEL)) {
+      issues.add(
+        cfg.inputs?.[WORKSPACE_CHANNEL] === undefined
+          ? 'cfg.model_channel_name'
+          : `cfg.inputs.${WORKSPACE_CHANNEL}`,
+        `channel '${WORKSPACE_CHANNEL}' is the workspace's: give this input another name`,
+      );
+    }
+    channels.push(workspaceChannelOf(workspace));
   }
   if (channels.length > SAGEMAKER_LIMITS.channels) {
     issues.add('cfg.inputs', `${channels.length} input channels; SageMaker allows at most 20`);
@@ -706,7 +720,9 @@ function checkedLength(
  * - `Environment` = cfg.environment, then the role's env, then `TORCHX_JOB_ID` (unless given),
  *   `TORCHX_ROLE_IDX`, `TORCHX_ROLE_NAME`, `TORCHX_RANK0_HOST`;
  * - numReplicas → `InstanceCount`; the resource's instance type → `InstanceType`; maxRetries →
- *   `RetryStrategy.MaximumRetryAttempts`; app metadata → tags.
+ *   `RetryStrategy.MaximumRetryAttempts`; app metadata → tags;
+ * - a `workspace` adds the input channel {@link WORKSPACE_CHANNEL} of its archive, and the entrypoint unpacks
+ *   the archive before it runs the role's (see {@link runInWorkspace}). Without one, the request is TorchX's.
  *
  * @throws ValidationError listing every field SageMaker would reject; AppNotSupportedError for apps with
  *   several roles or mounts.
@@ -715,7 +731,9 @@ export function translateApp(
   app: AppDef,
   cfg: AwsSageMakerOpts,
   context: TranslateContext,
+  workspace?: Readonly<JobWorkspace>,
 ): AwsSageMakerRequest {
+  const archive = workspace === undefined ? undefined : sageMakerArchiveOf(workspace);
   const role = checkAppShape(app);
   const issues = new Issues();
   checkSdkOnlyOptions(cfg, issues);
@@ -757,7 +775,8 @@ export function translateApp(
   checkContainerCommand(issues, role, resolvedRole.args, lengthOf);
 
   const algorithmSpecification = buildAlgorithmSpecification(resolvedRole, cfg, issues);
-  const channels = buildChannels(cfg, issues);
+  if (archive !== undefined) runInWorkspace(algorithmSpecification, archive);
+  const channels = buildChannels(cfg, issues, archive);
   const resourceConfig = buildResourceConfig(role, cfg, issues);
   const vpcConfig = checkVpc(cfg, issues);
   if (cfg.training_repository_access_mode === 'Vpc' && vpcConfig === undefined) {

@@ -20,6 +20,7 @@ import { TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 import { TranslatingScheduler } from '../translating.js';
 import { type AwsSageMakerOpts, sageMakerRunOpts } from './opts.js';
 import { type AwsSageMakerRequest, type TranslateContext, translateApp } from './translate.js';
+import { sageMakerArchiveOf } from './workspace.js';
 
 /** The scheduler's registered name. */
 export const AWS_SAGEMAKER = 'aws_sagemaker';
@@ -102,6 +103,16 @@ export class AwsSageMakerTranslator extends TranslatingScheduler<AwsSageMakerOpt
   }
 
   /**
+   * Takes a workspace whose archive is in S3: SageMaker downloads it through an input channel with the job's
+   * execution role. A path on the server's machine (the local server's archives) is refused.
+   *
+   * @throws ValidationError naming `workspace`.
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    sageMakerArchiveOf(workspace);
+  }
+
+  /**
    * Checks everything SageMaker would reject (the base rules, then the full translation, with the lengths the
    * job name affects checked for the longest suffix).
    *
@@ -138,12 +149,12 @@ export class AwsSageMakerTranslator extends TranslatingScheduler<AwsSageMakerOpt
   private dryRunInfo(
     app: AppDef,
     cfg: AwsSageMakerOpts,
-    _workspace: JobWorkspace | undefined,
+    workspace: JobWorkspace | undefined,
     lengthsForId?: string,
   ): AppDryRunInfo<AwsSageMakerRequest> {
     const context = this.translateContext(this.uniqueId());
     if (lengthsForId !== undefined) context.lengthsForId = lengthsForId;
-    const request = translateApp(app, cfg, context);
+    const request = translateApp(app, cfg, context, workspace);
     return new AppDryRunInfo(this.backend, cloneAppDef(app), cfg, request);
   }
 

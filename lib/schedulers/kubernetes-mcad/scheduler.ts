@@ -10,13 +10,14 @@ import {
   AppDryRunInfo,
   type AppState,
   type DescribeAppResponse,
+  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
   type RunOpts,
 } from '../../specs/index.js';
 import type { KubeResourceRef } from '../kubernetes/client.js';
-import { type KubeAccess, KubeScheduler } from '../kubernetes/kube-scheduler.js';
+import { KubeScheduler, type KubeSchedulerOptions } from '../kubernetes/kube-scheduler.js';
 import { type K8sObject, LABELS } from '../kubernetes/pod.js';
 import { stateFrom } from '../kubernetes/state.js';
 import type { SchedulerContext } from '../scheduler.js';
@@ -29,13 +30,8 @@ import {
   translateKubernetesMcadApp,
 } from './translate.js';
 
-/** Construction options of {@link KubernetesMcadScheduler}. */
-export interface KubernetesMcadSchedulerOptions {
-  /** Makes the app's unique name; TorchX's `make_unique(name, length)` by default. */
-  uniqueNamer?: McadUniqueNamer;
-  /** The Kubernetes API; without it the scheduler answers dry runs only. */
-  access?: KubeAccess;
-}
+/** Construction options of the `kubernetes_mcad` scheduler. */
+export type KubernetesMcadSchedulerOptions = KubeSchedulerOptions<McadUniqueNamer>;
 
 /** MCAD AppWrappers. */
 export const APPWRAPPERS: KubeResourceRef = {
@@ -43,12 +39,6 @@ export const APPWRAPPERS: KubeResourceRef = {
   version: 'v1beta1',
   plural: 'appwrappers',
 };
-
-/** Why `kubernetes_mcad` submits nothing when no cluster is configured. */
-export const KUBERNETES_MCAD_NOT_SUBMITTED =
-  'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
-  "`txs run --dryrun -s kubernetes_mcad ...` and apply the request's `resource` with `kubectl create -f` (it is " +
-  "TorchX's AppWrapper).";
 
 /** The task counters of an AppWrapper status TorchX reads, in its order. */
 const TASK_COUNTERS = ['running', 'pending', 'failed', 'Succeeded'] as const;
@@ -123,7 +113,7 @@ export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, K
   private readonly uniqueNamer: McadUniqueNamer | undefined;
 
   constructor(context: SchedulerContext, options: KubernetesMcadSchedulerOptions = {}) {
-    super('kubernetes_mcad', context, KUBERNETES_MCAD_NOT_SUBMITTED, APPWRAPPERS, options.access);
+    super('kubernetes_mcad', context, APPWRAPPERS, 'AppWrapper', options.access, options.workspaceFetchImage);
     this.uniqueNamer = options.uniqueNamer;
   }
 
@@ -152,8 +142,12 @@ export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, K
     return kubernetesMcadRunOpts();
   }
 
-  protected translate(app: AppDef, cfg: KubernetesMcadOpts): AppDryRunInfo<KubernetesMcadRequest> {
-    const translated = translateKubernetesMcadApp(app, cfg, this.uniqueNamer);
+  protected translate(
+    app: AppDef,
+    cfg: KubernetesMcadOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<KubernetesMcadRequest> {
+    const translated = translateKubernetesMcadApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

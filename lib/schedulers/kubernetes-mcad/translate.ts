@@ -21,6 +21,7 @@ import {
   resourcesOf,
   storageOf,
 } from '../kubernetes/pod.js';
+import { type KubeWorkspace, podRun } from '../kubernetes/workspace.js';
 import type { KubernetesMcadOpts } from './options.js';
 
 /** The native request of `kubernetes_mcad`: the AppWrapper to create, in its namespace. */
@@ -88,31 +89,40 @@ function objectLabels(app: AppDef, appId: string): Record<string, string> {
   };
 }
 
-function mcadPod(name: string, appId: string, role: Role, cfg: KubernetesMcadOpts): K8sObject {
-  const { volumes, volumeMounts, securityContext } = storageOf(role);
+function mcadPod(
+  name: string,
+  appId: string,
+  role: Role,
+  cfg: KubernetesMcadOpts,
+  workspace: KubeWorkspace | undefined,
+): K8sObject {
+  const { securityContext, ...storage } = storageOf(role);
   const env = [
     ...Object.entries(role.env).map(([envName, value]) => ({ name: envName, value })),
     { name: hostsEnvName(role.name), value: `${appId}-0.${appId}` },
   ];
+  const resources = resourcesOf(role);
+  const run = podRun(role, resources, storage, workspace);
   const container = {
-    command: [role.entrypoint, ...role.args],
+    command: run.command,
     image: role.image,
     name,
     env,
-    resources: resourcesOf(role),
+    resources,
     ports: portsOf(role),
-    volumeMounts,
+    volumeMounts: run.volumeMounts,
     securityContext,
   };
   const annotations: Record<string, string> = { [ANNOTATION_ISTIO_SIDECAR]: 'false' };
   if (cfg.network !== null) annotations['k8s.v1.cni.cncf.io/networks'] = cfg.network;
   const spec: K8sObject = {
+    ...(run.initContainers ? { initContainers: run.initContainers } : {}),
     containers: [container],
     hostname: name,
     subdomain: appId,
     imagePullSecrets: [cfg.image_secret === null ? {} : { name: cfg.image_secret }],
     restartPolicy: 'Never',
-    volumes,
+    volumes: run.volumes,
     nodeSelector: nodeSelectorOf(role),
   };
   if (cfg.service_account !== null) spec.serviceAccountName = cfg.service_account;
@@ -171,12 +181,13 @@ function headlessService(app: AppDef, name: string, namespace: string, port: num
 
 /**
  * The AppWrapper for `app` (TorchX `kubernetes_mcad_scheduler.app_to_resource`) and the app as named in it
- * (TorchX cuts names too long for Kubernetes objects).
+ * (TorchX cuts names too long for Kubernetes objects); every pod starts in `workspace` when one is given.
  */
 export function appWrapper(
   input: AppDef,
   cfg: KubernetesMcadOpts,
   namer: McadUniqueNamer = defaultMcadUniqueNamer,
+  workspace?: KubeWorkspace,
 ): { app: AppDef; resource: K8sObject } {
   const { appId, appName } = mcadUniqueAppId(input, namer);
   const app: AppDef = { ...input, name: appName };
@@ -198,7 +209,7 @@ export function appWrapper(
       });
       if (isRank0) replicaRole.env[RANK0_ENV] = 'localhost';
       const name = mcadCleanupStr(`${appId}-${replicaId}`);
-      const pod = mcadPod(name, appId, replicaRole, cfg);
+      const pod = mcadPod(name, appId, replicaRole, cfg, workspace);
       const labels: Record<string, string> = {
         ...objectLabels(app, appId),
         [LABELS.version]: K8S_TORCHX_VERSION,
@@ -236,14 +247,18 @@ export function appWrapper(
   return { app, resource };
 }
 
-/** Translates an app into the `kubernetes_mcad` request (TorchX `KubernetesMCADScheduler._submit_dryrun`). Pure. */
+/**
+ * Translates an app into the `kubernetes_mcad` request (TorchX `KubernetesMCADScheduler._submit_dryrun`),
+ * every pod starting in `workspace` when one is given. Pure.
+ */
 export function translateKubernetesMcadApp(
   app: AppDef,
   cfg: KubernetesMcadOpts,
   namer?: McadUniqueNamer,
+  workspace?: KubeWorkspace,
 ): { app: AppDef; request: KubernetesMcadRequest } {
   const pushed = withPushedImages(app, cfg.image_repo);
-  const wrapped = appWrapper(pushed.app, cfg, namer);
+  const wrapped = appWrapper(pushed.app, cfg, namer, workspace);
   return {
     app: wrapped.app,
     request: { namespace: cfg.namespace, resource: wrapped.resource, imagesToPush: pushed.imagesToPush },

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { ValidationError } from '../../specs/index.js';
 import {
@@ -15,6 +15,7 @@ import {
   BackendError,
   BackendValidationError,
 } from '../errors.js';
+import { httpExchange } from '../http-exchange.js';
 import type { K8sObject } from './pod.js';
 
 /** How to reach and authenticate to one API server. */
@@ -240,24 +241,10 @@ export class KubeApiClient {
             rejectUnauthorized: this.connection.insecureSkipTlsVerify !== true,
           }
         : {};
-    return new Promise((resolve, reject) => {
-      const req = send(url, { method, headers, timeout: this.timeoutMs, ...tls }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-        );
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (cause) =>
-        reject(
-          new BackendError(`cannot reach the Kubernetes API at ${this.server}: ${cause.message}`, true, {
-            cause,
-          }),
-        ),
-      );
-      req.end(payload);
-    });
+    const { status, body: answer } = await httpExchange(
+      (onResponse) => send(url, { method, headers, timeout: this.timeoutMs, ...tls }, onResponse),
+      { timeoutMs: this.timeoutMs, target: `the Kubernetes API at ${this.server}`, payload },
+    );
+    return { status, text: answer.toString('utf8') };
   }
 }

@@ -14,3 +14,4 @@ export * from './pod.js';
 export * from './scheduler.js';
 export * from './state.js';
 export * from './translate.js';
+export * from './workspace.js';

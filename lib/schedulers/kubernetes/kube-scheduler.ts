@@ -9,6 +9,7 @@ import {
   type AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
+  type JobWorkspace,
   type ListAppResponse,
   ValidationError,
 } from '../../specs/index.js';
@@ -16,9 +17,11 @@ import { BackendConflictError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
 import type { SchedulerCapabilities, SchedulerContext } from '../scheduler.js';
 import { TranslatingScheduler } from '../translating.js';
+import { DEFAULT_WORKSPACE_FETCH_IMAGE } from '../workspace.js';
 import { checkKubeName, type KubeApiClient, type KubeResourceRef } from './client.js';
 import { type K8sObject, LABELS } from './pod.js';
 import { type PodLike, podWaitReasonOf } from './state.js';
+import { type KubeWorkspace, kubeWorkspaceOf } from './workspace.js';
 
 /** A request holding a namespaced custom object. */
 export interface KubeObjectRequest {
@@ -31,6 +34,16 @@ export interface KubeAccess {
   client: KubeApiClient;
   /** The namespace `list` reads (TorchX: the kubeconfig context's namespace). */
   namespace: string;
+}
+
+/** Construction options of a Kubernetes scheduler, whose app names `Namer` makes. */
+export interface KubeSchedulerOptions<Namer> {
+  /** Makes the app's unique name; TorchX's `make_unique` by default. */
+  uniqueNamer?: Namer;
+  /** The Kubernetes API; without it the scheduler answers dry runs only. */
+  access?: KubeAccess;
+  /** The image of the init container that copies a workspace from S3; the pinned AWS CLI by default. */
+  workspaceFetchImage?: string;
 }
 
 /**
@@ -63,12 +76,36 @@ export abstract class KubeScheduler<
   constructor(
     backend: string,
     context: SchedulerContext,
-    whyNot: string,
     /** The custom resource the scheduler creates. */
     protected readonly ref: KubeResourceRef,
+    /** What TorchX calls the resource (`Volcano Job`), for the answer without a cluster. */
+    resourceName: string,
     protected readonly access: KubeAccess | undefined,
+    /** The image of the init container that copies a workspace archive from S3 (the AWS CLI). */
+    private readonly workspaceFetchImage: string = DEFAULT_WORKSPACE_FETCH_IMAGE,
   ) {
-    super(backend, context, whyNot);
+    super(
+      backend,
+      context,
+      'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
+        `\`txs run --dryrun -s ${backend} ...\` and apply the request's \`resource\` with \`kubectl create -f\` ` +
+        `(it is TorchX's ${resourceName}).`,
+    );
+  }
+
+  /**
+   * Takes a workspace whose archive is in S3: each pod copies it in an init container with the pod's own
+   * credentials (docs/workspaces.md).
+   *
+   * @throws ValidationError naming `workspace` for any other archive (a local server's file).
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    this.workspaceOf(workspace);
+  }
+
+  /** The pod-side form of a checked workspace (undefined without one). */
+  protected workspaceOf(workspace: JobWorkspace | undefined): KubeWorkspace | undefined {
+    return workspace && kubeWorkspaceOf(workspace, this.backend, this.workspaceFetchImage);
   }
 
   /** The object's state and replicas (TorchX's `describe` of this scheduler). */

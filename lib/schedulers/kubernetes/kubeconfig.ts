@@ -58,7 +58,7 @@ export interface KubeConfigContext {
 export interface KubeConfigOptions {
   /** AWS credentials for `aws eks get-token` users; the SDK's default chain otherwise. */
   awsCredentials?: () => Promise<EksCredentials>;
-  /** The region when the exec args and env name none; AWS_REGION otherwise. */
+  /** The region when the exec args and env name none (the function's AWS_REGION). */
   defaultRegion?: string;
 }
 
@@ -90,12 +90,7 @@ export function eksExecTokenProvider(
   if (!clusterName) return undefined;
   const env = Object.fromEntries((exec.env ?? []).map((e) => [e.name, e.value]));
   const region =
-    argAfter(args, '--region') ??
-    env.AWS_REGION ??
-    env.AWS_DEFAULT_REGION ??
-    options.defaultRegion ??
-    process.env.AWS_REGION ??
-    process.env.AWS_DEFAULT_REGION;
+    argAfter(args, '--region') ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? options.defaultRegion;
   if (!region) {
     fail(
       'users.exec',

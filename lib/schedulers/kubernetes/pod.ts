@@ -7,6 +7,7 @@
  * @module
  */
 import { INSTANCE_TYPE_CAPABILITY, type Role } from '../../specs/index.js';
+import { TORCHX_LABELS, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
 
 /** A JSON object of the Kubernetes API. */
 export type K8sObject = Record<string, unknown>;
@@ -18,20 +19,16 @@ export const RESERVED_MEMMB = 1024;
 /** Name of the shared-memory volume every pod gets. */
 export const SHM_VOLUME = 'dshm';
 
-/** Label keys TorchX puts on pods. */
+/** Label keys TorchX puts on pods: its own and Kubernetes' recommended ones. */
 export const LABELS = {
-  version: 'torchx.pytorch.org/version',
-  appName: 'torchx.pytorch.org/app-name',
-  roleIndex: 'torchx.pytorch.org/role-index',
-  roleName: 'torchx.pytorch.org/role-name',
-  replicaId: 'torchx.pytorch.org/replica-id',
+  ...TORCHX_LABELS,
   kubeAppName: 'app.kubernetes.io/name',
   organization: 'app.kubernetes.io/managed-by',
   uniqueName: 'app.kubernetes.io/instance',
 } as const;
 
 /** The `torchx.pytorch.org/version` label value (the TorchX this reproduces). */
-export const K8S_TORCHX_VERSION = '0.8.0dev0';
+export const K8S_TORCHX_VERSION = TORCHX_VERSION_TAG_VALUE;
 /** The istio annotation TorchX sets to keep sidecars out of training pods. */
 export const ANNOTATION_ISTIO_SIDECAR = 'sidecar.istio.io/inject';
 

@@ -10,6 +10,7 @@ import {
   AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
+  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
@@ -18,7 +19,7 @@ import {
 } from '../../specs/index.js';
 import type { SchedulerContext } from '../scheduler.js';
 import type { KubeResourceRef } from './client.js';
-import { type KubeAccess, KubeScheduler } from './kube-scheduler.js';
+import { KubeScheduler, type KubeSchedulerOptions } from './kube-scheduler.js';
 import { type KubernetesOpts, kubernetesRunOpts } from './options.js';
 import { type K8sObject, normalizeStr } from './pod.js';
 import { stateFrom, VOLCANO_JOB_STATE, VOLCANO_TASK_STATE } from './state.js';
@@ -29,13 +30,8 @@ import {
   translateKubernetesApp,
 } from './translate.js';
 
-/** Construction options of {@link KubernetesScheduler}. */
-export interface KubernetesSchedulerOptions {
-  /** Makes the app's unique name; TorchX's `make_unique` by default. */
-  uniqueNamer?: K8sUniqueNamer;
-  /** The Kubernetes API; without it the scheduler answers dry runs only. */
-  access?: KubeAccess;
-}
+/** Construction options of the `kubernetes` scheduler. */
+export type KubernetesSchedulerOptions = KubeSchedulerOptions<K8sUniqueNamer>;
 
 /** Volcano Jobs. */
 export const VOLCANO_JOBS: KubeResourceRef = {
@@ -43,12 +39,6 @@ export const VOLCANO_JOBS: KubeResourceRef = {
   version: 'v1alpha1',
   plural: 'jobs',
 };
-
-/** Why `kubernetes` submits nothing when no cluster is configured. */
-export const KUBERNETES_NOT_SUBMITTED =
-  'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
-  "`txs run --dryrun -s kubernetes ...` and apply the request's `resource` with `kubectl create -f` (it is TorchX's " +
-  'Volcano Job).';
 
 /** Volcano's job status, as far as describe reads it. */
 interface VolcanoStatus {
@@ -120,7 +110,7 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
   private readonly uniqueNamer: K8sUniqueNamer | undefined;
 
   constructor(context: SchedulerContext, options: KubernetesSchedulerOptions = {}) {
-    super('kubernetes', context, KUBERNETES_NOT_SUBMITTED, VOLCANO_JOBS, options.access);
+    super('kubernetes', context, VOLCANO_JOBS, 'Volcano Job', options.access, options.workspaceFetchImage);
     this.uniqueNamer = options.uniqueNamer;
   }
 
@@ -158,8 +148,12 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
     checkRetryPolicies(app, this.backend);
   }
 
-  protected translate(app: AppDef, cfg: KubernetesOpts): AppDryRunInfo<KubernetesRequest> {
-    const translated = translateKubernetesApp(app, cfg, this.uniqueNamer);
+  protected translate(
+    app: AppDef,
+    cfg: KubernetesOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<KubernetesRequest> {
+    const translated = translateKubernetesApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

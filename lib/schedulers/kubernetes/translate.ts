@@ -19,6 +19,7 @@ import {
   resourcesOf,
   storageOf,
 } from './pod.js';
+import { type KubeWorkspace, podRun } from './workspace.js';
 
 /** The native request of `kubernetes`: the Volcano Job to create, in its namespace. */
 export interface KubernetesRequest {
@@ -59,23 +60,34 @@ function envOf(role: Role): K8sObject[] {
   );
 }
 
-/** The pod of one replica (TorchX `kubernetes_scheduler.role_to_pod`). */
-export function volcanoPod(name: string, role: Role, serviceAccount: string | null): K8sObject {
-  const { volumes, volumeMounts, securityContext } = storageOf(role);
+/**
+ * The pod of one replica (TorchX `kubernetes_scheduler.role_to_pod`); with a workspace, the pod also copies
+ * the archive in an init container and the role's command starts in it ({@link podRun}).
+ */
+export function volcanoPod(
+  name: string,
+  role: Role,
+  serviceAccount: string | null,
+  workspace?: KubeWorkspace,
+): K8sObject {
+  const { securityContext, ...storage } = storageOf(role);
+  const resources = resourcesOf(role);
+  const run = podRun(role, resources, storage, workspace);
   const container: K8sObject = {
-    command: [role.entrypoint, ...role.args],
+    command: run.command,
     image: role.image,
     name,
     env: envOf(role),
-    resources: resourcesOf(role),
+    resources,
     ports: portsOf(role),
-    volumeMounts,
+    volumeMounts: run.volumeMounts,
     securityContext,
   };
   const spec: K8sObject = {
+    ...(run.initContainers ? { initContainers: run.initContainers } : {}),
     containers: [container],
     restartPolicy: 'Never',
-    volumes,
+    volumes: run.volumes,
     nodeSelector: nodeSelectorOf(role),
   };
   if (serviceAccount !== null) spec.serviceAccountName = serviceAccount;
@@ -97,7 +109,7 @@ export function volcanoPodLabels(app: AppDef, roleIdx: number, role: Role, repli
 }
 
 /**
- * The Volcano Job for `app` (TorchX `app_to_resource`).
+ * The Volcano Job for `app` (TorchX `app_to_resource`); every pod starts in `workspace` when one is given.
  *
  * @example
  * ```ts
@@ -110,6 +122,7 @@ export function volcanoJob(
   serviceAccount: string | null,
   priorityClass: string | null,
   uniqueNamer: K8sUniqueNamer = (name) => makeUnique(name),
+  workspace?: KubeWorkspace,
 ): K8sObject {
   const uniqueAppId = normalizeStr(uniqueNamer(app.name));
   const firstRole = app.roles[0]?.name ?? '';
@@ -125,7 +138,7 @@ export function volcanoJob(
       });
       if (isRank0) replicaRole.env[K8S_RANK0_ENV] = 'localhost';
       const name = normalizeStr(`${role.name}-${replicaId}`);
-      const pod = volcanoPod(name, replicaRole, serviceAccount);
+      const pod = volcanoPod(name, replicaRole, serviceAccount, workspace);
       (pod.metadata as { labels: Record<string, string> }).labels = volcanoPodLabels(
         app,
         roleIdx,
@@ -158,14 +171,25 @@ export function volcanoJob(
   };
 }
 
-/** Translates an app into the `kubernetes` request (TorchX `KubernetesScheduler._submit_dryrun`). Pure. */
+/**
+ * Translates an app into the `kubernetes` request (TorchX `KubernetesScheduler._submit_dryrun`), every pod
+ * starting in `workspace` when one is given. Pure.
+ */
 export function translateKubernetesApp(
   app: AppDef,
   cfg: KubernetesOpts,
   uniqueNamer?: K8sUniqueNamer,
+  workspace?: KubeWorkspace,
 ): { app: AppDef; request: KubernetesRequest } {
   const pushed = withPushedImages(app, cfg.image_repo);
-  const resource = volcanoJob(pushed.app, cfg.queue, cfg.service_account, cfg.priority_class, uniqueNamer);
+  const resource = volcanoJob(
+    pushed.app,
+    cfg.queue,
+    cfg.service_account,
+    cfg.priority_class,
+    uniqueNamer,
+    workspace,
+  );
   return {
     app: pushed.app,
     request: { namespace: cfg.namespace, resource, imagesToPush: pushed.imagesToPush },

@@ -46,7 +46,12 @@ import {
   type LogStream,
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
-import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import {
+  RUNNING_CAPABILITIES,
+  Scheduler,
+  type SchedulerCapabilities,
+  type SchedulerContext,
+} from '../scheduler.js';
 import {
   APP_RECORD_VERSION,
   appDirOf,
@@ -316,15 +321,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   }
 
   capabilities(): SchedulerCapabilities {
-    return {
-      cancel: true,
-      logs: true,
-      describe: 'full',
-      distributed: true,
-      mounts: false,
-      retries: false,
-      elasticity: false,
-    };
+    return { ...RUNNING_CAPABILITIES };
   }
 
   protected translate(

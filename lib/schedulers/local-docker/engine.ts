@@ -6,8 +6,9 @@
  *
  * @module
  */
-import { type IncomingMessage, request } from 'node:http';
+import { request } from 'node:http';
 import { BackendConflictError, BackendError } from '../errors.js';
+import { type HttpAnswer, httpExchange } from '../http-exchange.js';
 import type { DockerContainerSpec } from './translate.js';
 
 /** Docker Engine API version used in request paths (Docker 20.10 and later serve it). */
@@ -95,39 +96,27 @@ export class DockerEngine {
     private readonly timeoutMs = 60_000,
   ) {}
 
-  private send(method: string, path: string, body?: unknown): Promise<{ status: number; buffer: Buffer }> {
+  private send(method: string, path: string, body?: unknown): Promise<HttpAnswer> {
     const payload = body === undefined ? undefined : JSON.stringify(body);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          socketPath: this.socketPath,
-          path: `/${DOCKER_API_VERSION}${path}`,
-          method,
-          timeout: this.timeoutMs,
-          headers: { host: 'docker', ...(payload ? { 'content-type': 'application/json' } : {}) },
-        },
-        (res: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, buffer: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${this.timeoutMs} ms`)));
-      req.on('error', (cause) =>
-        reject(
-          new BackendError(`cannot reach the Docker Engine at ${this.socketPath}: ${cause.message}`, true, {
-            cause,
-          }),
+    return httpExchange(
+      (onResponse) =>
+        request(
+          {
+            socketPath: this.socketPath,
+            path: `/${DOCKER_API_VERSION}${path}`,
+            method,
+            timeout: this.timeoutMs,
+            headers: { host: 'docker', ...(payload ? { 'content-type': 'application/json' } : {}) },
+          },
+          onResponse,
         ),
-      );
-      req.end(payload);
-    });
+      { timeoutMs: this.timeoutMs, target: `the Docker Engine at ${this.socketPath}`, payload },
+    );
   }
 
   private async call(method: string, path: string, body?: unknown, ok: number[] = []): Promise<unknown> {
-    const { status, buffer } = await this.send(method, path, body);
-    const text = buffer.toString('utf8');
+    const { status, body: answer } = await this.send(method, path, body);
+    const text = answer.toString('utf8');
     if ((status >= 200 && status < 300) || ok.includes(status))
       return text ? (JSON.parse(text) as unknown) : undefined;
     let message = text;
@@ -206,13 +195,13 @@ export class DockerEngine {
       stderr: options.stderr ? '1' : '0',
     });
     if (options.since !== undefined) query.set('since', String(Math.floor(options.since)));
-    const { status, buffer } = await this.send('GET', `/containers/${encodeURIComponent(id)}/logs?${query}`);
+    const { status, body } = await this.send('GET', `/containers/${encodeURIComponent(id)}/logs?${query}`);
     if (status < 200 || status >= 300) {
       throw new BackendError(
-        `Docker logs of ${id} failed (${status}): ${buffer.toString('utf8')}`,
+        `Docker logs of ${id} failed (${status}): ${body.toString('utf8')}`,
         status >= 500,
       );
     }
-    return demuxDockerLog(buffer);
+    return demuxDockerLog(body);
   }
 }

@@ -6,17 +6,20 @@
  *
  * @module
  */
+import { isAbsolute } from 'node:path';
 import {
   type AppDef,
   AppDryRunInfo,
   type AppState,
   type DescribeAppResponse,
   isTerminal,
+  type JobWorkspace,
   type ListAppResponse,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
   type RunOpts,
+  ValidationError,
 } from '../../specs/index.js';
 import { UnknownReplicaError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
@@ -193,8 +196,29 @@ export class LocalDockerScheduler extends TranslatingScheduler<LocalDockerOpts, 
     return localDockerRunOpts();
   }
 
-  protected translate(app: AppDef, cfg: LocalDockerOpts): AppDryRunInfo<LocalDockerRequest> {
-    const translated = translateLocalDockerApp(app, cfg, this.hostEnv, this.uniqueNamer);
+  /**
+   * Takes a workspace kept on this machine (the local server's archives), which the Docker daemon mounts
+   * into each container.
+   *
+   * @throws ValidationError naming `workspace` for any other archive (an `s3://` object).
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    if (!isAbsolute(workspace.archive)) {
+      throw ValidationError.forField(
+        'workspace',
+        `local_docker mounts the workspace archive from this machine, and this server keeps it at ` +
+          `'${workspace.archive}': run with a workspace against the local server, or without one ` +
+          '(txs run --workspace "")',
+      );
+    }
+  }
+
+  protected translate(
+    app: AppDef,
+    cfg: LocalDockerOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<LocalDockerRequest> {
+    const translated = translateLocalDockerApp(app, cfg, this.hostEnv, this.uniqueNamer, workspace);
     return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

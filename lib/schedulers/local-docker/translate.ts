@@ -6,9 +6,18 @@
  *
  * @module
  */
-import { type AppDef, applyMacros, compileFnmatch, type Mount, makeUnique } from '../../specs/index.js';
+import {
+  type AppDef,
+  applyMacros,
+  compileFnmatch,
+  type JobWorkspace,
+  type Mount,
+  makeUnique,
+} from '../../specs/index.js';
 import { deviceMountsOf } from '../aws-batch/container.js';
 import { type ImagesToPush, withPushedImages } from '../images.js';
+import { TORCHX_LABELS, TORCHX_VERSION_TAG_VALUE } from '../torchx-version.js';
+import { mountedArchivePath, unpackThenRun } from '../workspace.js';
 import type { LocalDockerOpts } from './options.js';
 
 /** One container to start: image, command and docker-py's `containers.run` keyword arguments. */
@@ -28,15 +37,10 @@ export interface LocalDockerRequest {
 
 /** The Docker network every container joins. */
 export const DOCKER_NETWORK = 'torchx';
-/** Label keys TorchX puts on containers. */
-export const DOCKER_LABELS = {
-  version: 'torchx.pytorch.org/version',
-  appId: 'torchx.pytorch.org/app-id',
-  roleName: 'torchx.pytorch.org/role-name',
-  replicaId: 'torchx.pytorch.org/replica-id',
-} as const;
+/** Label keys TorchX puts on containers (version, app id, role name, replica id). */
+export const DOCKER_LABELS = TORCHX_LABELS;
 /** The `torchx.pytorch.org/version` label value. */
-export const DOCKER_TORCHX_VERSION = '0.8.0dev0';
+export const DOCKER_TORCHX_VERSION = TORCHX_VERSION_TAG_VALUE;
 
 /**
  * Environment variables `copy_env` never copies, whatever the pattern: the service's own AWS credentials and
@@ -75,7 +79,14 @@ function mountsOf(mounts: readonly Mount[]): { mounts: Record<string, unknown>[]
 }
 
 /**
- * The containers for `app` (TorchX `DockerScheduler._submit_dryrun`).
+ * A workspace as the containers take it: the archive on the Docker host (the server's machine), mounted
+ * read-only into every container and unpacked over the image's working directory before the entrypoint.
+ */
+export type DockerWorkspace = Pick<JobWorkspace, 'sha256' | 'archive'>;
+
+/**
+ * The containers for `app` (TorchX `DockerScheduler._submit_dryrun`); with a workspace, each mounts the
+ * archive read-only and its command unpacks it into the working directory, then runs the entrypoint there.
  *
  * @param hostEnv the environment `copy_env` copies from (never `AWS_*` or `TXS_*`).
  */
@@ -84,12 +95,17 @@ export function dockerContainers(
   appId: string,
   cfg: LocalDockerOpts,
   hostEnv: Readonly<Record<string, string | undefined>>,
+  workspace?: DockerWorkspace,
 ): DockerContainerSpec[] {
+  const archive = workspace && mountedArchivePath(workspace.sha256);
   const defaultEnv = baseEnv(cfg, hostEnv);
   const rank0Name = `${appId.slice(-30)}-${(app.roles[0]?.name ?? '').slice(0, 30)}-0`;
   const containers: DockerContainerSpec[] = [];
   for (const role of app.roles) {
     const { mounts, devices } = mountsOf([...role.mounts, ...deviceMountsOf(role.resource.devices)]);
+    if (workspace && archive) {
+      mounts.push({ Target: archive, Source: workspace.archive, Type: 'bind', ReadOnly: true });
+    }
     for (let replicaId = 0; replicaId < role.numReplicas; replicaId++) {
       const replicaRole = applyMacros(role, {
         imgRoot: '',
@@ -129,7 +145,9 @@ export function dockerContainers(
       }
       containers.push({
         image: replicaRole.image,
-        command: [replicaRole.entrypoint, ...replicaRole.args],
+        command: archive
+          ? unpackThenRun(archive, replicaRole.entrypoint, replicaRole.args)
+          : [replicaRole.entrypoint, ...replicaRole.args],
         kwargs,
       });
     }
@@ -140,15 +158,19 @@ export function dockerContainers(
 /** Makes the app id from the app's name (TorchX `make_unique`); injectable so tests are deterministic. */
 export type DockerUniqueNamer = (name: string) => string;
 
-/** Translates an app into the `local_docker` request. Pure (the host environment is given). */
+/**
+ * Translates an app into the `local_docker` request, every container starting in `workspace` when one is
+ * given. Pure (the host environment is given).
+ */
 export function translateLocalDockerApp(
   app: AppDef,
   cfg: LocalDockerOpts,
   hostEnv: Readonly<Record<string, string | undefined>> = {},
   uniqueNamer: DockerUniqueNamer = (name) => makeUnique(name),
+  workspace?: DockerWorkspace,
 ): { app: AppDef; request: LocalDockerRequest } {
   const pushed = withPushedImages(app, cfg.image_repo);
   const appId = uniqueNamer(app.name);
-  const containers = dockerContainers(pushed.app, appId, cfg, hostEnv);
+  const containers = dockerContainers(pushed.app, appId, cfg, hostEnv, workspace);
   return { app: pushed.app, request: { appId, containers, imagesToPush: pushed.imagesToPush } };
 }

@@ -11,3 +11,4 @@ export * from './options.js';
 export * from './scheduler.js';
 export * from './state.js';
 export * from './translate.js';
+export * from './workspace.js';

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative } from 'node:path';
 import {
   type AppDef,
@@ -15,6 +16,7 @@ import {
   type Cfg,
   type DescribeAppResponse,
   isTerminal,
+  type JobWorkspace,
   type ListAppResponse,
   makeUnique,
   type RunOpts,
@@ -23,13 +25,19 @@ import {
 } from '../../specs/index.js';
 import { NotSupportedError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
-import { Scheduler, type SchedulerCapabilities, type SchedulerContext } from '../scheduler.js';
+import {
+  RUNNING_CAPABILITIES,
+  Scheduler,
+  type SchedulerCapabilities,
+  type SchedulerContext,
+} from '../scheduler.js';
 import { type SlurmRestClient, slurmNotConfigured } from './client.js';
 import { describeSlurmJob, leaderIdOf, parseReplicaName, type SlurmJob } from './describe.js';
 import { readLogFilePage } from './log-files.js';
 import { type SlurmOpts, slurmRunOpts, slurmTimeToMinutes } from './options.js';
 import { appStateFromSlurm } from './state.js';
 import { type SlurmRequest, translateSlurm } from './translate.js';
+import { requireJobDir, slurmWorkspaceOf, unpackIntoJobDir } from './workspace.js';
 
 /** Makes the unique app id from the app name (TorchX `make_unique`); injectable so tests are deterministic. */
 export type SlurmUniqueNamer = (prefix: string) => string;
@@ -96,15 +104,7 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
   }
 
   override capabilities(): SchedulerCapabilities {
-    return {
-      cancel: true,
-      logs: true,
-      describe: 'full',
-      distributed: true,
-      mounts: false,
-      retries: true,
-      elasticity: false,
-    };
+    return { ...RUNNING_CAPABILITIES, retries: true };
   }
 
   /**
@@ -116,7 +116,20 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
     if (typeof time === 'string') slurmTimeToMinutes(time);
   }
 
-  protected override translate(app: AppDef, cfg: SlurmOpts): AppDryRunInfo<SlurmRequest> {
+  /**
+   * Takes a workspace kept on this server's disk: {@link schedule} unpacks it into `job_dir`, where the job
+   * runs (TorchX's `DirWorkspaceMixin`).
+   */
+  override checkWorkspace(workspace: JobWorkspace): void {
+    slurmWorkspaceOf(workspace);
+  }
+
+  protected override translate(
+    app: AppDef,
+    cfg: SlurmOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<SlurmRequest> {
+    if (workspace !== undefined) requireJobDir(cfg.job_dir);
     const request = translateSlurm(app, cfg, {
       appId: this.uniqueNamer(appIdPrefix(app.name)),
       workDir: this.workDir,
@@ -124,6 +137,7 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
       gpusPerNode: this.gpusPerNode,
       nomem: false,
     });
+    if (workspace !== undefined) request.workspace = slurmWorkspaceOf(workspace);
     // TorchX's rendering (SlurmBatchRequest.__repr__)
     const render = (r: SlurmRequest) =>
       `${[...r.cmd, '$SBATCH_SCRIPT'].join(' ')}\n\n#----------------\n# SBATCH_SCRIPT\n#----------------\n${r.script}`;
@@ -139,9 +153,23 @@ export class SlurmScheduler extends Scheduler<SlurmOpts, SlurmRequest> {
     return this.client;
   }
 
+  /**
+   * Submits the job; with a workspace, first unpacks it into `job_dir` (as this server sees the cluster's
+   * filesystem: under `logRoot`), and removes that directory again when slurmrestd refuses the job.
+   */
   override async schedule(dryrun: AppDryRunInfo<SlurmRequest>): Promise<string> {
-    const jobId = await this.requireClient().submit(dryrun.request.slurmrestd.body);
-    this.jobIds.set(dryrun.request.appId, jobId);
+    const client = this.requireClient();
+    const { workspace, jobDir } = dryrun.request;
+    const unpacked = workspace && join(this.logRoot, requireJobDir(jobDir));
+    if (workspace && unpacked) await unpackIntoJobDir(workspace.archive, unpacked);
+    try {
+      const jobId = await client.submit(dryrun.request.slurmrestd.body);
+      this.jobIds.set(dryrun.request.appId, jobId);
+    } catch (error) {
+      // refused for certain (a bad option): no job will run there; otherwise the job may run, so keep it
+      if (unpacked && error instanceof ValidationError) await rm(unpacked, { recursive: true, force: true });
+      throw error;
+    }
     return dryrun.request.appId;
   }
 

@@ -226,6 +226,86 @@ describe('Run role and the aws_batch translation under the stack', () => {
   });
 });
 
+describe('Run role and an aws_batch job in a workspace (ecsProperties tasks)', () => {
+  const JOB_ROLE = 'arn:aws:iam::123456789012:role/TrainingJobRole';
+  const translator = new AwsBatchTranslator(
+    { sessionName: 'torchx' },
+    { defaultUser: 'alice', stackTags: { 'torchx-serverless:stack': STACK }, namePrefix: PREFIX },
+  );
+  const workspace = {
+    sha256: 'a'.repeat(64),
+    size: 10,
+    fileCount: 1,
+    archive: `s3://txs-ws/alice/${'a'.repeat(64)}.tar.gz`,
+  };
+  const app = makeAppDef({
+    name: 'train',
+    roles: [1, 2].map((i) =>
+      makeRole({
+        name: `r${i}`,
+        image: 'alpine',
+        entrypoint: 'sh',
+        args: ['-c', 'true'],
+        numReplicas: i,
+        resource: namedResource('aws_t3.medium'),
+      }),
+    ),
+  });
+  /** What Batch evaluates: every container of every node range's task; `privileged` absent or as sent. */
+  const requestOf = (privileged: boolean, absentAs?: 'false') => {
+    const { request } = translator.submitDryrun(
+      app,
+      { queue: 'gpu-queue', job_role_arn: JOB_ROLE, privileged },
+      workspace,
+    );
+    const definition = request.registerJobDefinition;
+    const tasks = (definition.nodeProperties?.nodeRangeProperties ?? []).flatMap(
+      (range) => range.ecsProperties?.taskProperties ?? [],
+    );
+    const containers = tasks.flatMap((task) => task.containers ?? []);
+    const contexts = containers.map((container): IamContext => {
+      const value = container.privileged === undefined ? absentAs : String(container.privileged);
+      return {
+        'batch:Image': container.image ?? '',
+        ...(value === undefined ? {} : { 'batch:Privileged': value }),
+      };
+    });
+    const context: IamContext = { 'aws:RequestTag/torchx-serverless:stack': STACK };
+    return {
+      request,
+      tasks,
+      contexts,
+      register: register(definition.jobDefinitionName ?? '', contexts, context),
+    };
+  };
+
+  it('allows registering and submitting the workspace definition, whether Batch fills the fetch container in or not', () => {
+    for (const absentAs of [undefined, 'false'] as const) {
+      const { request, contexts, register: registration } = requestOf(false, absentAs);
+      expect(contexts).toHaveLength(4);
+      expect(evaluate(denied, registration)).toBe('Allow');
+      const revision = arn(`job-definition/${request.submitJob.jobDefinition}:1`);
+      expect(submitDecisions(denied, revision)).toEqual(['Allow', 'Allow']);
+    }
+  });
+
+  it('still refuses it with cfg.privileged unless the stack allows privileged containers', () => {
+    expect(evaluate(denied, requestOf(true).register)).not.toBe('Allow');
+    expect(evaluate(allowed, requestOf(true).register)).toBe('Allow');
+  });
+
+  it("passes the task's role (the job role the fetch container reads S3 with) to Batch", () => {
+    const { tasks } = requestOf(false);
+    expect(tasks.map((task) => task.taskRoleArn)).toEqual([JOB_ROLE, JOB_ROLE]);
+    const pass = {
+      action: 'iam:PassRole',
+      resources: [JOB_ROLE],
+      context: { 'iam:PassedToService': 'batch.amazonaws.com' },
+    };
+    expect(evaluate(denied, pass)).toBe('Allow');
+  });
+});
+
 describe('IAM policy evaluator (the rules the tests above rely on)', () => {
   const allow = (Condition?: IamStatement['Condition']): IamStatement => ({
     Effect: 'Allow',

@@ -30,6 +30,7 @@ beforeAll(() => {
     perSessionOwnerRoles: ['AWSReservedSSO_*'],
     hostAccess: { privileged: true, hostPathPrefixes: ['/scratch'], devices: ['/dev/fuse'] },
     sageMakerInstanceTypes: ['ml.g5.xlarge', 'ml.g5.12xlarge'],
+    workspaceFetchImage: '123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23',
     reservedConcurrency: { Logs: 5, Run: 10 },
     apiGatewayCloudWatchRole: true,
   });
@@ -126,8 +127,10 @@ describe('TorchxServerless host access and instance types in IAM', () => {
       TXS_ALLOWED_HOST_PATHS: '/scratch',
       TXS_ALLOWED_DEVICES: '/dev/fuse',
       TXS_SAGEMAKER_INSTANCE_TYPES: 'ml.g5.xlarge,ml.g5.12xlarge',
+      TXS_WORKSPACE_FETCH_IMAGE: '123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23',
     });
     for (const key of [
+      'TXS_WORKSPACE_FETCH_IMAGE',
       'TXS_ADMIN_PRINCIPALS',
       'TXS_ALLOW_PRIVILEGED',
       'TXS_ALLOWED_HOST_PATHS',
@@ -143,6 +146,7 @@ describe('TorchxServerless host access and instance types in IAM', () => {
         adminPrincipals: ['arn:aws:iam::123456789012:root'],
         hostAccess: { hostPathPrefixes: ['data'], devices: ['*', '/dev/fuse'] },
         sageMakerInstanceTypes: ['g5.xlarge'],
+        workspaceFetchImage: 'aws cli',
         reservedConcurrency: { Nope: 1, Run: 0 },
       });
       expect.unreachable();
@@ -153,6 +157,7 @@ describe('TorchxServerless host access and instance types in IAM', () => {
           'hostAccess.hostPathPrefixes.0',
           'hostAccess.devices',
           'sageMakerInstanceTypes.0',
+          'workspaceFetchImage',
           'reservedConcurrency.Nope',
           'reservedConcurrency.Run',
         ].sort(),

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { ConfigError, DEFAULT_RETENTION_DAYS, readFunctionConfig } from '../../../functions/shared/config.js';
+import { ConfigError, readFunctionConfig } from '../../../functions/shared/config.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 
 const BASE = { [ENV.tableName]: 'apps' };
@@ -11,7 +11,8 @@ describe('readFunctionConfig', () => {
       schedulers: ['aws_batch', 'aws_sagemaker'],
       sessionName: 'torchx',
       batchQueues: [],
-      retentionDays: DEFAULT_RETENTION_DAYS,
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 
@@ -36,6 +37,8 @@ describe('readFunctionConfig', () => {
       retentionDays: 30,
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 
@@ -56,10 +59,12 @@ describe('readFunctionConfig', () => {
       schedulers: ['local_cwd'],
       sessionName: 'team-a',
       batchQueues: [],
-      retentionDays: DEFAULT_RETENTION_DAYS,
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
       localReplicaUmask: 0o22,
+      localHostEnv: { ...BASE, [ENV.schedulers]: 'aws_batch', [ENV.sessionName]: 'team-a' },
+      slurm: { gpusPerNode: false },
+      kubernetes: {},
     });
   });
 

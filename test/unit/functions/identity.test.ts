@@ -103,6 +103,7 @@ describe('readDeploymentConfig', () => {
     expect(config.sageMakerInstanceTypes).toBeUndefined();
     expect(config.stackTags).toEqual({});
     expect(config.batchNamePrefix).toBe('');
+    expect(config.workspaceFetchImage).toBeUndefined();
   });
 
   it('reads every setting', () => {
@@ -114,7 +115,9 @@ describe('readDeploymentConfig', () => {
       TXS_ALLOWED_DEVICES: '/dev/fuse',
       TXS_SAGEMAKER_INSTANCE_TYPES: 'ml.g5.xlarge,ml.p4d.24xlarge',
       TXS_STACK_NAME: 'TorchxServerless-prod',
+      TXS_WORKSPACE_FETCH_IMAGE: '123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23',
     });
+    expect(config.workspaceFetchImage).toBe('123456789012.dkr.ecr.us-east-1.amazonaws.com/aws-cli:2.31.23');
     expect([...config.identity.admins]).toEqual([`arn:aws:iam::${A}:role/platform`, 'alice']);
     expect(config.hostAccess).toEqual({
       privileged: true,
@@ -137,6 +140,9 @@ describe('readDeploymentConfig', () => {
 
   it('fails naming the variable for a bad value, rather than running wider than configured', () => {
     expect(() => readDeploymentConfig({ TXS_ALLOW_PRIVILEGED: 'yes' })).toThrow(/TXS_ALLOW_PRIVILEGED/);
+    expect(() => readDeploymentConfig({ TXS_WORKSPACE_FETCH_IMAGE: 'aws cli' })).toThrow(
+      /TXS_WORKSPACE_FETCH_IMAGE/,
+    );
     expect(() => readDeploymentConfig({ TXS_ALLOWED_HOST_PATHS: 'data' })).toThrow(/TXS_ALLOWED_HOST_PATHS/);
     expect(() => readDeploymentConfig({ TXS_ALLOWED_DEVICES: '*,/dev/fuse' })).toThrow(/TXS_ALLOWED_DEVICES/);
     expect(() => readDeploymentConfig({ TXS_ADMIN_PRINCIPALS: `arn:aws:iam::${A}:root` })).toThrow(

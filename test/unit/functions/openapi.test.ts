@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { handler } from '../../../functions/api/openapi.js';
 import { ROUTES } from '../../../functions/routes.js';
-import { buildOpenApiDocument } from '../../../functions/shared/openapi.js';
+import { buildOpenApiDocument } from '../../../scripts/openapi-document.js';
 import { contractProblems } from '../../helpers/openapi-validator.js';
 
 const COMMITTED = readFileSync(new URL('../../../docs/openapi.json', import.meta.url), 'utf8');

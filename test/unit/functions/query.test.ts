@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '../../../functions/shared/openapi.js';
 import { HEADERS, QUERIES } from '../../../functions/shared/queries.js';
 import { parseParams } from '../../../functions/shared/query.js';
 import { ValidationError } from '../../../lib/specs/index.js';
+import { buildOpenApiDocument } from '../../../scripts/openapi-document.js';
 
 /** A reader of the given query parameters. */
 const from = (query: Record<string, string>) => (name: string) => query[name];

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { unpackThenRun } from '../../../lib/schedulers/workspace.js';
+import { commandInWorkspace, unpackThenRun } from '../../../lib/schedulers/workspace.js';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -70,5 +70,21 @@ describe('unpackThenRun', () => {
       status = (error as { status: number | null }).status;
     }
     expect(status).toBe(7);
+  });
+});
+
+describe('commandInWorkspace', () => {
+  it('takes apart the command unpackThenRun made, arguments as given', () => {
+    expect(commandInWorkspace(unpackThenRun('/w/a.tar.gz', 'python', ['-c', 'print(1)', '']))).toEqual({
+      archivePath: '/w/a.tar.gz',
+      entrypoint: 'python',
+      args: ['-c', 'print(1)', ''],
+    });
+  });
+
+  it('leaves any other command alone, even one starting with sh -c', () => {
+    expect(commandInWorkspace(['python', 'train.py'])).toBeUndefined();
+    expect(commandInWorkspace(['sh', '-c', 'tar -xzf "$0" && exec "$@"'])).toBeUndefined();
+    expect(commandInWorkspace(['sh', '-c', 'echo "$0"', '/w/a.tar.gz', 'python'])).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 /** The deployed functions' read of the Slurm JWT key from Secrets Manager (a SigV4-signed GetSecretValue). */
 import { describe, expect, it } from 'vitest';
 import { readSecretBytes, secretRegion } from '../../../functions/schedulers/secret.js';
-import { slurmAuthFromEnv } from '../../../functions/schedulers/slurm.js';
+import { slurmAuth } from '../../../functions/schedulers/slurm.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slurm-jwt-AbCdEf';
 const credentials = async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });
@@ -40,14 +40,13 @@ describe('readSecretBytes', () => {
   });
 });
 
-describe('slurmAuthFromEnv', () => {
-  it('prefers a token, then a key file, then a base64 key, then the secret; nothing without any', () => {
-    expect(slurmAuthFromEnv({ TXS_SLURM_TOKEN: 't', TXS_SLURM_JWT_KEY: 'AAAA' })).toEqual({ token: 't' });
-    expect(slurmAuthFromEnv({ TXS_SLURM_JWT_KEY: Buffer.from('k').toString('base64') })).toEqual({
+describe('slurmAuth', () => {
+  it('uses a token as it is, decodes a base64 key, and reads a secret only when a token is first needed', () => {
+    expect(slurmAuth({ token: 't' })).toEqual({ token: 't' });
+    expect(slurmAuth({ jwtKeyBase64: Buffer.from('k').toString('base64') })).toEqual({
       jwtKey: Buffer.from('k'),
     });
-    const fromSecret = slurmAuthFromEnv({ TXS_SLURM_JWT_KEY_SECRET_ARN: ARN });
+    const fromSecret = slurmAuth({ jwtKeySecretArn: ARN });
     expect(typeof (fromSecret as { jwtKey: unknown }).jwtKey).toBe('function');
-    expect(slurmAuthFromEnv({})).toBeUndefined();
   });
 });

@@ -1,11 +1,14 @@
 /**
  * The OpenAPI 3.1 document of the HTTP API v1, generated from the zod schemas that validate requests
- * (`lib/specs/schema.ts`; query parameters and headers: `queries.ts`) and describe responses
+ * (`lib/specs/schema.ts`; query parameters and headers: `functions/shared/queries.ts`) and describe responses
  * (`lib/specs/api.ts`), with one operation per route of `functions/routes.ts`. Committed as
  * `docs/openapi.json`, which `GET /v1/openapi.json` serves as is (`npm run openapi` regenerates it; a test
  * fails when it is stale).
  */
 import * as z from 'zod/mini';
+import { ROUTES } from '../functions/routes.js';
+import { HEADERS, QUERIES } from '../functions/shared/queries.js';
+import type { ParamsSchema } from '../functions/shared/query.js';
 import {
   apiErrorSchema,
   appActionResponseSchema,
@@ -18,10 +21,7 @@ import {
   runRequestSchema,
   runResponseSchema,
   schedulersResponseSchema,
-} from '../../lib/specs/index.js';
-import { ROUTES } from '../routes.js';
-import { HEADERS, QUERIES } from './queries.js';
-import type { ParamsSchema } from './query.js';
+} from '../lib/specs/index.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -137,7 +137,7 @@ export function buildOpenApiDocument(): Record<string, unknown> {
   for (const route of ROUTES) {
     const op = OPERATIONS[route.name];
     if (op === undefined)
-      throw new Error(`functions/shared/openapi.ts: no operation for route ${route.name}`);
+      throw new Error(`scripts/openapi-document.ts: no operation for route ${route.name}`);
     const parameters = [
       ...[...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
         name: m[1],
