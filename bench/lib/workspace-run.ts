@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { extractWorkspace } from '../../lib/schedulers/local-cwd/workspace-unpack.js';
-import { countingProxy, type TimedCommand, timeCommand, vendorDir } from './commands.js';
+import { countingProxy, type TimedCommand, timeCommand, VENDOR } from './commands.js';
 import { median, msSince, round } from './stats.js';
 
 /** Medians (ms) and samples of the run benchmark. */
@@ -149,7 +149,7 @@ export async function measureRuns(
         encoding: 'utf8',
         env: {
           ...process.env,
-          PYTHONPATH: `${join(vendorDir(root), 'torchx-b72ba03')}:${join(vendorDir(root), 'docstring_parser')}`,
+          PYTHONPATH: `${join(VENDOR, 'torchx-b72ba03')}:${join(VENDOR, 'docstring_parser')}`,
         },
       },
     );

@@ -32,7 +32,7 @@ import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
 import { RecordWatch } from './record-watch.js';
 import { startTimers } from './timers.js';
-import { DEFAULT_WORKSPACE_RETENTION_DAYS, WorkspaceArchives } from './workspace-archives.js';
+import { archivesInUse, DEFAULT_WORKSPACE_RETENTION_DAYS, WorkspaceArchives } from './workspace-archives.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -204,7 +204,6 @@ async function serve(
     options.workspaceRetentionDays ??
       Number(process.env.TXS_WORKSPACE_RETENTION_DAYS || DEFAULT_WORKSPACE_RETENTION_DAYS),
   );
-  undo.push(workspaces.startSweeping((error) => console.error('workspace sweep:', error)));
   configureLocalMode({
     settings: {
       tableName: LOCAL_TABLE_NAME,
@@ -248,6 +247,13 @@ async function serve(
   });
   await recoverLocalApps();
   await bus.idle();
+  // Unused workspace archives go once the records are recovered (never one a live app names).
+  undo.push(
+    workspaces.startSweeping(
+      () => archivesInUse(runnerStore(), options.schedulers ?? LOCAL_SCHEDULERS),
+      (error) => console.error('workspace sweep:', error),
+    ),
+  );
 
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { AppRecordStore } from '../runner/index.js';
 import {
   checkWorkspaceArchive,
   readWorkspaceIndex,
@@ -23,7 +24,12 @@ import {
   type WorkspaceIndex,
   workspaceIndexPath,
 } from '../schedulers/local-cwd/workspace-unpack.js';
-import { type JobWorkspace, ValidationError, WORKSPACE_SHA256_PATTERN } from '../specs/index.js';
+import {
+  type JobWorkspace,
+  ValidationError,
+  WORKSPACE_SCHEDULERS,
+  WORKSPACE_SHA256_PATTERN,
+} from '../specs/index.js';
 import { sendJson } from './lambda-bridge.js';
 
 /** The largest archive accepted (bytes): the client's 500 MiB content limit, compressed, with room for headers. */
@@ -232,12 +238,13 @@ export class WorkspaceArchives {
 
   /**
    * Removes the archives not used (`HEAD`, upload, run) for the retention period (and their indexes), and
-   * what crashed uploads left behind a day ago or more. An upload in flight is never touched. Synchronous:
-   * nothing of this process runs between the look at an archive and its removal.
+   * what crashed uploads left behind a day ago or more. An upload in flight and an archive in `inUse` (named
+   * by an app that has not ended) are never touched. Synchronous: nothing of this process runs between the
+   * look at an archive and its removal.
    *
    * @returns the SHA-256 of each archive removed.
    */
-  sweep(now: number = Date.now()): string[] {
+  sweep(now: number = Date.now(), inUse: ReadonlySet<string> = new Set()): string[] {
     let names: string[];
     try {
       names = readdirSync(this.archives);
@@ -257,7 +264,7 @@ export class WorkspaceArchives {
       const match = /^([0-9a-f]{64})\.tar\.gz$/.exec(name);
       if (match !== null) {
         const indexPath = workspaceIndexPath(path);
-        if ((mtimeOfSync(indexPath) ?? modified) >= cutoff) continue;
+        if ((mtimeOfSync(indexPath) ?? modified) >= cutoff || inUse.has(match[1] as string)) continue;
         rmSync(path, { force: true });
         rmSync(indexPath, { force: true });
         removed.push(match[1] as string);
@@ -270,21 +277,32 @@ export class WorkspaceArchives {
   }
 
   /**
-   * Sweeps now and then every `everyMs` (default an hour) until the returned function is called. A failed
-   * sweep goes to `onError` and the next one tries again.
+   * Sweeps now and then every `everyMs` (default an hour) until the returned function is called, keeping
+   * the archives `inUse` names (asked before each sweep; an app created meanwhile has just marked its
+   * archive used). A failed sweep goes to `onError` and the next one tries again.
    */
-  startSweeping(onError: (error: unknown) => void, everyMs = 3_600_000): () => void {
+  startSweeping(
+    inUse: () => Promise<ReadonlySet<string>>,
+    onError: (error: unknown) => void,
+    everyMs = 3_600_000,
+  ): () => void {
+    let stopped = false;
     const run = () => {
-      try {
-        this.sweep();
-      } catch (error) {
-        onError(error);
-      }
+      inUse()
+        .then((names) => {
+          if (!stopped) this.sweep(Date.now(), names);
+        })
+        .catch((error: unknown) => {
+          if (!stopped) onError(error);
+        });
     };
     run();
     const timer = setInterval(run, everyMs);
     timer.unref();
-    return () => clearInterval(timer);
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
   }
 }
 
@@ -302,4 +320,24 @@ function mtimeOfSync(path: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The archives named by the apps that have not ended on `schedulers` (those that take a workspace): a
+ * `local_docker` container may restart from its archive long after the run named it.
+ */
+export async function archivesInUse(
+  store: Pick<AppRecordStore, 'listActive'>,
+  schedulers: readonly string[],
+): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const scheduler of schedulers.filter((name) => WORKSPACE_SCHEDULERS.includes(name))) {
+    let nextToken: string | undefined;
+    do {
+      const page = await store.listActive(scheduler, 100, nextToken);
+      for (const record of page.records) if (record.workspace) names.add(record.workspace.sha256);
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined);
+  }
+  return names;
 }

@@ -10,8 +10,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WorkspaceArchives } from '../../../lib/local/workspace-archives.js';
-import { ValidationError } from '../../../lib/specs/index.js';
+import { archivesInUse, WorkspaceArchives } from '../../../lib/local/workspace-archives.js';
+import type { ListAppsPage } from '../../../lib/runner/index.js';
+import { type AppRecord, ValidationError } from '../../../lib/specs/index.js';
 import { tarGzOf } from '../../helpers/workspace-archives.js';
 
 const DAY = 86_400_000;
@@ -93,6 +94,13 @@ describe('WorkspaceArchives.sweep', () => {
     expect(await stored()).toEqual([]);
   });
 
+  it('never removes an archive an app that has not ended names, however long unused', async () => {
+    const live = await upload('live');
+    const idle = await upload('idle');
+    expect(archives.sweep(Date.now() + 60 * DAY, new Set([live]))).toEqual([idle]);
+    expect((await stored()).sort()).toEqual([`${live}.json`, `${live}.tar.gz`]);
+  });
+
   it('never touches an upload in flight, and removes what a crashed upload or PUT left a day ago', async () => {
     const dir = join(dataDir, 'workspaces', 'archives');
     await mkdir(dir, { recursive: true });
@@ -124,5 +132,30 @@ describe('WorkspaceArchives.sweep', () => {
     put.end(body.subarray(1000));
     expect(await answered).toBe(201);
     expect((await stored()).sort()).toEqual([`${sha256}.json`, `${sha256}.tar.gz`]);
+  });
+});
+
+describe('archivesInUse', () => {
+  it('names the archives of the apps that have not ended on the schedulers that take a workspace, page by page', async () => {
+    const asked: string[] = [];
+    const pages: Record<string, Array<{ records: Array<Partial<AppRecord>>; nextToken?: string }>> = {
+      local_docker: [
+        {
+          records: [{ workspace: { sha256: 'a'.repeat(64), size: 1, fileCount: 1 } }, {}],
+          nextToken: 'next',
+        },
+        { records: [{ workspace: { sha256: 'b'.repeat(64), size: 1, fileCount: 1 } }] },
+      ],
+      local_cwd: [{ records: [] }],
+    };
+    const store = {
+      listActive: async (scheduler: string, _limit?: number, nextToken?: string) => {
+        asked.push(`${scheduler}:${nextToken ?? ''}`);
+        return (pages[scheduler]?.[nextToken === undefined ? 0 : 1] ?? { records: [] }) as ListAppsPage;
+      },
+    };
+    const names = await archivesInUse(store, ['local_cwd', 'local_docker', 'lsf']);
+    expect([...names].sort()).toEqual(['a'.repeat(64), 'b'.repeat(64)]);
+    expect(asked).toEqual(['local_cwd:', 'local_docker:', 'local_docker:next']);
   });
 });
