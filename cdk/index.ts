@@ -19,4 +19,5 @@ export {
   type SlurmClusterProps,
   type TorchxServerlessProps,
 } from './constructs/torchx-serverless-props.js';
+export { WorkspaceArchiveBucket, type WorkspaceArchiveBucketProps } from './constructs/workspace-bucket.js';
 export { TorchxServerlessStack, type TorchxServerlessStackProps } from './stack.js';

@@ -55,6 +55,12 @@ export class TorchxServerlessStack extends Stack {
       description: 'State-change events that could not be delivered or processed',
       value: this.txs.deadLetterQueue.queueUrl,
     });
+    if (this.txs.workspaceBucket !== undefined) {
+      new CfnOutput(this, 'WorkspaceBucketName', {
+        description: 'S3 bucket of workspace archives (txs run --workspace); job roles read workspaces/*',
+        value: this.txs.workspaceBucket.bucketName,
+      });
+    }
     new CfnOutput(this, 'OutboxDeadLetterQueueUrl', {
       description: 'AppState Change events the outbox could not publish (stream failure records)',
       value: this.txs.outbox.deadLetterQueue.queueUrl,

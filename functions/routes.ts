@@ -19,6 +19,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   { name: 'Schedulers', method: 'GET', path: '/v1/schedulers', entry: 'functions/api/schedulers.ts' },
   { name: 'Components', method: 'GET', path: '/v1/components', entry: 'functions/api/components.ts' },
   { name: 'Dryrun', method: 'POST', path: '/v1/dryrun', entry: 'functions/api/dryrun.ts' },
+  { name: 'Workspaces', method: 'POST', path: '/v1/workspaces', entry: 'functions/api/workspaces.ts' },
   { name: 'Run', method: 'POST', path: '/v1/apps', entry: 'functions/api/run.ts' },
   { name: 'List', method: 'GET', path: '/v1/apps', entry: 'functions/api/list.ts' },
   { name: 'Counts', method: 'GET', path: '/v1/apps/counts', entry: 'functions/api/counts.ts' },

@@ -21,6 +21,8 @@ import {
   runRequestSchema,
   runResponseSchema,
   schedulersResponseSchema,
+  workspaceOfferResponseSchema,
+  workspaceOfferSchema,
 } from '../lib/specs/index.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -58,6 +60,13 @@ const OPERATIONS: Readonly<Record<string, Operation>> = {
     body: runRequestSchema,
     status: 200,
     response: dryRunResponseSchema,
+  },
+  Workspaces: {
+    summary:
+      'Whether the server holds a workspace archive for the caller, and if not, where to PUT it (a presigned S3 URL pinned to its length and checksum)',
+    body: workspaceOfferSchema,
+    status: 200,
+    response: workspaceOfferResponseSchema,
   },
   Run: {
     summary: 'Record and submit an app',

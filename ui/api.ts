@@ -90,6 +90,8 @@ export interface RunRequest {
   app?: unknown;
   component?: string;
   args?: string[];
+  /** The workspace archive the replicas start in (`txs run --workspace`), by its SHA-256. */
+  workspace?: { sha256: string };
 }
 
 export const api = {

@@ -9,7 +9,9 @@ import { ArnFormat, Stack, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { type IRole, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { WORKSPACE_KEY_PREFIX } from '../../functions/shared/env-names.js';
 import { TABLE_INDEXES } from '../../lib/store/table.js';
+import type { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /** DynamoDB item actions a function may call. */
 export type TableAction = 'GetItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
@@ -46,6 +48,12 @@ export interface FunctionAccess {
   readonly sageMaker?: readonly SageMakerAccess[];
   /** Reads job logs (GetLogEvents, DescribeLogStreams) from the configured log groups. */
   readonly readJobLogs?: boolean;
+  /**
+   * Workspace archives: `read` finds them (HeadObject: s3:GetObject, and s3:ListBucket so that a missing
+   * archive is a 404, not a 403); `upload` also signs upload URLs (s3:PutObject, which the URL's PUT is
+   * authorized as).
+   */
+  readonly workspaces?: 'read' | 'upload';
 }
 
 /**
@@ -57,7 +65,9 @@ export interface FunctionAccess {
 export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
   Schedulers: {},
   Components: {},
-  Dryrun: {},
+  // Whether the caller's workspace is uploaded yet, to show where the job fetches it.
+  Dryrun: { workspaces: 'read' },
+  Workspaces: { workspaces: 'upload' },
   Run: {
     // create record (PutItem), idempotency reserve/complete/release (PutItem/UpdateItem/DeleteItem),
     // SUBMITTED transition (GetItem + UpdateItem).
@@ -65,6 +75,8 @@ export const FUNCTION_ACCESS: Readonly<Record<string, FunctionAccess>> = {
     batch: ['submit'],
     // DescribeTrainingJob: when CreateTrainingJob says the name is taken, to recognise our own earlier attempt.
     sageMaker: ['submit', 'describe'],
+    // The run's workspace must be in the bucket (HeadObject) before anything is recorded.
+    workspaces: 'read',
   },
   // byCreated: deployment admins' `?owner=all`.
   List: { queryIndex: ['byOwner', 'byCreated'] },
@@ -142,6 +154,8 @@ export interface AccessTargets {
   readonly privilegedAllowed?: boolean;
   /** SageMaker instance types CreateTrainingJob may use (`sagemaker:InstanceTypes`); any when undefined. */
   readonly sageMakerInstanceTypes?: readonly string[];
+  /** The workspace bucket; undefined when the stack has none (nothing is granted). */
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
 }
 
 /**
@@ -356,6 +370,26 @@ export function grantAccess(role: IRole, access: FunctionAccess, targets: Access
         }),
       );
     }
+  }
+
+  // ---- S3: workspace archives, under their prefix only.
+  const bucket = targets.workspaceBucket;
+  if (bucket !== undefined && access.workspaces !== undefined) {
+    const upload = access.workspaces === 'upload';
+    add(
+      new PolicyStatement({
+        actions: upload ? ['s3:GetObject', 's3:PutObject'] : ['s3:GetObject'],
+        resources: [bucket.archivesArn()],
+      }),
+    );
+    // Without it S3 answers 403 instead of 404 for an archive not uploaded yet. Keys name no one (owners'
+    // prefixes are hashes) and the bucket holds nothing but archives.
+    add(new PolicyStatement({ actions: ['s3:ListBucket'], resources: [bucket.bucketArn] }));
+    Validations.of(role).acknowledge({
+      id: wildcardResourceFinding(`<${bucket.logicalIdForNag()}.Arn>/${WORKSPACE_KEY_PREFIX}*`),
+      reason:
+        "Workspace archives are named by their owner's prefix and their SHA-256 at upload time; scoped to the workspace bucket's archive prefix.",
+    });
   }
 
   // ---- CloudWatch Logs: the configured job log groups, read-only.

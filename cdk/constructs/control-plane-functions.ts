@@ -22,11 +22,14 @@ import {
   type Settings,
   type TorchxServerlessProps,
 } from './torchx-serverless-props.js';
+import type { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /** What every function needs to know of the rest of the control plane. */
 export interface FunctionTargets {
   readonly table: ITable;
   readonly eventBus: IEventBus;
+  /** The workspace bucket, when the stack has one. */
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
 }
 
 /** API Gateway waits at most 29 s for an integration; the functions stop before it does. */
@@ -124,6 +127,10 @@ function functionEnvironment(
   };
   if (props.batchJobQueues !== undefined) environment[ENV.batchQueues] = props.batchJobQueues.join(',');
   if (props.sessionName !== undefined) environment[ENV.sessionName] = props.sessionName;
+  if (targets.workspaceBucket !== undefined && settings.workspaceDays !== undefined) {
+    environment[ENV.workspaceBucket] = targets.workspaceBucket.bucketName;
+    environment[ENV.workspaceDays] = String(settings.workspaceDays);
+  }
   if (props.recordRetentionDays !== undefined)
     environment[ENV.retentionDays] = String(props.recordRetentionDays);
   // ---- security settings (cdk/constructs/security.ts, docs/security.md)
@@ -162,6 +169,7 @@ function accessTargets(
       ? { sageMaker: { executionRoleArns: props.sageMakerExecutionRoleArns ?? [] } }
       : {}),
     logGroupNames: props.jobLogGroupNames ?? DEFAULT_JOB_LOG_GROUPS,
+    ...(targets.workspaceBucket === undefined ? {} : { workspaceBucket: targets.workspaceBucket }),
     stackTag: stackTagOf(stackName),
     privilegedAllowed: props.hostAccess?.privileged === true,
     ...(props.sageMakerInstanceTypes === undefined

@@ -10,6 +10,7 @@ import type { ISecurityGroup, IVpc, SubnetSelection } from 'aws-cdk-lib/aws-ec2'
 import type { IEventBus } from 'aws-cdk-lib/aws-events';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { DEFAULT_WORKSPACE_DAYS } from '../../functions/shared/env-names.js';
 import type { CustomDomainOptions } from './custom-domain.js';
 import type { DashboardOptions } from './dashboard.js';
 import type { SecurityProps } from './security.js';
@@ -81,6 +82,14 @@ export interface TorchxServerlessProps extends SecurityProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly tableRemovalPolicy?: RemovalPolicy;
+  /**
+   * How long the workspace bucket keeps an archive after its upload (whole days, at least 2): its lifecycle
+   * rule, and `TXS_WORKSPACE_DAYS`. An archive older than half of this is uploaded again by the next run that
+   * uses it, so a job queued with it still finds it when it starts. The bucket exists when the stack has the
+   * `aws_batch` or `aws_sagemaker` scheduler.
+   * @default Duration.days(30)
+   */
+  readonly workspaceExpiration?: Duration;
   /** Days to keep finished app records before DynamoDB TTL removes them (`TXS_RETENTION_DAYS`). @default - the store's default */
   readonly recordRetentionDays?: number;
   /** Default session name of new app handles (`TXS_SESSION_NAME`). @default - the functions' default, `torchx` */
@@ -184,6 +193,8 @@ export interface Settings {
   readonly apiLogging: boolean;
   readonly eventRetryAttempts: number;
   readonly eventMaxAge: Duration;
+  /** Days the workspace bucket keeps an archive; undefined: no bucket (no aws_batch or aws_sagemaker). */
+  readonly workspaceDays?: number;
 }
 
 /** Applies the defaults of {@link TorchxServerlessProps} (documented on each prop). */
@@ -209,6 +220,9 @@ export function settingsOf(stack: Stack, props: TorchxServerlessProps): Settings
     apiLogging: props.apiLogging ?? apiGatewayCloudWatchRole,
     eventRetryAttempts: props.eventRetryAttempts ?? 10,
     eventMaxAge: props.eventMaxAge ?? Duration.hours(2),
+    ...(schedulers.includes('aws_batch') || schedulers.includes('aws_sagemaker')
+      ? { workspaceDays: (props.workspaceExpiration ?? Duration.days(DEFAULT_WORKSPACE_DAYS)).toDays() }
+      : {}),
   };
 }
 

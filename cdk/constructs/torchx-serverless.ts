@@ -16,7 +16,7 @@
  @module
  */
 
-import { Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { DomainName, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { Alarm, Dashboard } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -41,6 +41,7 @@ import { ReconcileSchedule } from './reconcile-schedule.js';
 import { addStateChangeRules } from './state-change-rules.js';
 import { settingsOf, type TorchxServerlessProps } from './torchx-serverless-props.js';
 import { validateProps } from './validate-props.js';
+import { WorkspaceArchiveBucket } from './workspace-bucket.js';
 
 /**
  * The torchx-serverless control plane.
@@ -71,6 +72,12 @@ export class TorchxServerless extends Construct {
   readonly alarms: readonly Alarm[];
   /** The table stream → publisher wiring, with its dead-letter queue. */
   readonly outbox: Outbox;
+  /**
+   * The bucket of workspace archives (`txs run --workspace`), when the stack has the `aws_batch` or
+   * `aws_sagemaker` scheduler. Grant a job role the construct does not know read of its archives with
+   * `workspaceBucket.grantRead(role, 'workspaces/*')`.
+   */
+  readonly workspaceBucket?: WorkspaceArchiveBucket;
   /** The custom domain, with the `customDomain` prop. */
   readonly domainName?: DomainName;
   /** The dashboard, with the `dashboard` prop. */
@@ -90,7 +97,22 @@ export class TorchxServerless extends Construct {
     this.deadLetterQueue = new DeadLetterQueue(this, 'StateChangeDeadLetters', {
       role: 'This queue is itself the dead-letter queue of the state-change rules and function; it is alarmed on and read by operators.',
     });
-    const handlers = addFunctions(this, props, settings, { table: this.table, eventBus: this.eventBus });
+    // Workspace archives of the AWS schedulers' runs; their job roles read them.
+    if (settings.workspaceDays !== undefined) {
+      this.workspaceBucket = new WorkspaceArchiveBucket(this, 'WorkspaceArchives', {
+        expiration: Duration.days(settings.workspaceDays),
+        removalPolicy: settings.removalPolicy,
+        readerRoleArns: [
+          ...(settings.schedulers.includes('aws_batch') ? (props.batchJobRoleArns ?? []) : []),
+          ...(settings.schedulers.includes('aws_sagemaker') ? (props.sageMakerExecutionRoleArns ?? []) : []),
+        ],
+      });
+    }
+    const handlers = addFunctions(this, props, settings, {
+      table: this.table,
+      eventBus: this.eventBus,
+      ...(this.workspaceBucket === undefined ? {} : { workspaceBucket: this.workspaceBucket }),
+    });
     const invokable = (name: string) => handlerNamed(handlers, name).invokable;
     this.functions = Object.fromEntries(Object.entries(handlers).map(([name, h]) => [name, h.function]));
 

@@ -68,6 +68,16 @@ export function validateProps(props: TorchxServerlessProps): void {
       path: 'tableRemovalPolicy',
       message: `DynamoDB tables and log groups support RETAIN or DESTROY, not ${props.tableRemovalPolicy}`,
     });
+  const workspaceExpiration = props.workspaceExpiration;
+  if (
+    workspaceExpiration !== undefined &&
+    !Token.isUnresolved(workspaceExpiration.toSeconds()) &&
+    !(Number.isInteger(workspaceExpiration.toDays({ integral: false })) && workspaceExpiration.toDays() >= 2)
+  )
+    issues.push({
+      path: 'workspaceExpiration',
+      message: `must be whole days, at least 2 (S3 lifecycle rules count days), not ${workspaceExpiration.toHumanString()}`,
+    });
   if (props.schedulers?.length === 0)
     issues.push({
       path: 'schedulers',

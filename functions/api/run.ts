@@ -17,7 +17,7 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req, 
     keepEmpty: true,
   });
   const request = parseRunRequest(req.body);
-  const { workspace } = await withWorkspace(request);
+  const { workspace } = await withWorkspace(request, req.owner);
   // Answer before API Gateway's 29 s limit: a submission still in flight at the deadline answers 503
   // SubmissionOutcomeUnknown with the handle. The idempotency lease ends when Lambda stops this invocation.
   const now = Date.now();

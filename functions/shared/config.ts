@@ -10,7 +10,7 @@ import {
   readSlurmSettings,
   type SlurmSettings,
 } from '../schedulers/settings.js';
-import { commaList, ENV } from './env-names.js';
+import { commaList, DEFAULT_WORKSPACE_DAYS, ENV } from './env-names.js';
 
 /** Schedulers enabled when TXS_SCHEDULERS is not set (the deployed stack). */
 export const DEFAULT_SCHEDULERS: readonly string[] = ['aws_batch', 'aws_sagemaker'];
@@ -55,6 +55,10 @@ export interface FunctionConfig {
    * `copy_env` copies from and whose DOCKER_HOST names the Docker daemon. Undefined in the deployed stack.
    */
   readonly localHostEnv?: Readonly<Record<string, string | undefined>>;
+  /** The S3 bucket of workspace archives (the deployed stack's); undefined: none. */
+  readonly workspaceBucket?: string;
+  /** Days the workspace bucket keeps an archive (its lifecycle rule). */
+  readonly workspaceDays: number;
 }
 
 /** The settings local mode gives the functions itself (its table, its embedded DynamoDB, its schedulers). */
@@ -73,6 +77,7 @@ export class ConfigError extends Error {
 }
 
 const SESSION = /^[A-Za-z0-9_.-]{1,64}$/;
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /**
  * Reads and checks the configuration from `env`; in local mode, `local` gives the settings the local server
@@ -105,6 +110,19 @@ export function readFunctionConfig(
   if (retentionDays !== undefined && !(Number.isInteger(retentionDays) && retentionDays > 0))
     problems.push(`${ENV.retentionDays}='${retentionRaw}' must be a whole number of days, at least 1`);
 
+  const workspaceBucket = env[ENV.workspaceBucket] || undefined;
+  if (workspaceBucket !== undefined && !S3_BUCKET.test(workspaceBucket))
+    problems.push(
+      `${ENV.workspaceBucket}='${workspaceBucket}' is not an S3 bucket name (3 to 63 of a-z 0-9 . -)`,
+    );
+  const workspaceDaysRaw = env[ENV.workspaceDays];
+  const workspaceDays =
+    workspaceDaysRaw === undefined || workspaceDaysRaw === ''
+      ? DEFAULT_WORKSPACE_DAYS
+      : Number(workspaceDaysRaw);
+  if (!(Number.isInteger(workspaceDays) && workspaceDays >= 2))
+    problems.push(`${ENV.workspaceDays}='${workspaceDaysRaw}' must be a whole number of days, at least 2`);
+
   const dynamoDbEndpoint = (local ? local.dynamoDbEndpoint : env[ENV.dynamoDbEndpoint]) || undefined;
   if (dynamoDbEndpoint !== undefined && !URL.canParse(dynamoDbEndpoint))
     problems.push(`${ENV.dynamoDbEndpoint}='${dynamoDbEndpoint}' is not a URL (e.g. http://127.0.0.1:8000)`);
@@ -126,6 +144,8 @@ export function readFunctionConfig(
     slurm,
     kubernetes,
     ...(retentionDays === undefined ? {} : { retentionDays }),
+    workspaceDays,
+    ...(workspaceBucket === undefined ? {} : { workspaceBucket }),
     ...(eventBusName === undefined ? {} : { eventBusName }),
     ...(dynamoDbEndpoint === undefined ? {} : { dynamoDbEndpoint }),
     ...(localDataDir === undefined ? {} : { localDataDir }),

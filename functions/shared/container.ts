@@ -64,6 +64,8 @@ export interface LocalModeHooks {
    */
   workspaces?: {
     resolve(sha256: string): JobWorkspace;
+    /** Whether the archive `sha256` is stored (`POST /v1/workspaces`); marks it used when it is. */
+    holds(sha256: string): Promise<boolean>;
   };
 }
 

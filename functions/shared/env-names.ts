@@ -14,6 +14,15 @@ export const STACK_TAG_KEY = 'torchx-serverless:stack';
  */
 export const CONTAINER_IMAGE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_:./#@-]{0,254}$/;
 
+/**
+ * The key prefix of every workspace archive in a stack's workspace bucket (each owner's archives are under a
+ * prefix of their own below it): what the bucket's lifecycle rule expires and the job roles may read.
+ */
+export const WORKSPACE_KEY_PREFIX = 'workspaces/';
+
+/** Days a workspace archive is kept when TXS_WORKSPACE_DAYS is not set (the construct's default too). */
+export const DEFAULT_WORKSPACE_DAYS = 30;
+
 /** Which part of the functions reads a variable (the sections of docs/environment.md). */
 export type EnvGroup = 'core' | 'security' | 'slurm' | 'kubernetes';
 
@@ -34,6 +43,8 @@ export const ENV = {
   dynamoDbEndpoint: 'TXS_DYNAMODB_ENDPOINT',
   localDataDir: 'TXS_LOCAL_DATA_DIR',
   retentionDays: 'TXS_RETENTION_DAYS',
+  workspaceBucket: 'TXS_WORKSPACE_BUCKET',
+  workspaceDays: 'TXS_WORKSPACE_DAYS',
   adminPrincipals: 'TXS_ADMIN_PRINCIPALS',
   sessionOwnerRoles: 'TXS_SESSION_OWNER_ROLES',
   allowPrivileged: 'TXS_ALLOW_PRIVILEGED',
@@ -84,6 +95,16 @@ export const ENV_DESCRIPTIONS = {
   },
   localDataDir: { group: 'core', description: 'local_cwd data directory (local mode only).' },
   retentionDays: { group: 'core', description: 'Days to keep finished app records (DynamoDB TTL).' },
+  workspaceBucket: {
+    group: 'core',
+    description:
+      'S3 bucket of workspace archives (the deployed stack); without it, and outside local mode, a run with a workspace is refused.',
+  },
+  workspaceDays: {
+    group: 'core',
+    description:
+      "Days the bucket's lifecycle rule keeps a workspace archive (default 30); one older than half of that is uploaded again.",
+  },
   adminPrincipals: {
     group: 'security',
     description:

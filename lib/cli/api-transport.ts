@@ -7,6 +7,8 @@
  *
  * @module
  */
+
+import type { Readable } from 'node:stream';
 import { backoffDelay } from '../specs/backoff.js';
 import { apiErrorFrom } from './answer-errors.js';
 import { ApiError, type CliError, EndpointUnreachableError, UsageError } from './errors.js';
@@ -56,8 +58,11 @@ export interface RequestOptions {
   query?: Record<string, string | number | boolean | readonly string[] | undefined>;
   /** Sent as JSON. */
   body?: unknown;
-  /** Sent as is, as `application/octet-stream`, instead of a JSON `body` (a workspace archive). */
-  bytes?: Uint8Array;
+  /**
+   * Streamed as is, as `application/octet-stream`, instead of a JSON `body` (a workspace archive to the local
+   * server): opened anew for each attempt; give its length in a `content-length` header.
+   */
+  stream?: () => Readable;
   headers?: Record<string, string>;
   /** The handle the request is about, for "unknown app" messages. */
   handle?: string;
@@ -115,12 +120,12 @@ export class ApiTransport {
     options: RequestOptions = {},
   ): Promise<{ value: T; header: (name: string) => string | undefined }> {
     const url = this.urlOf(path, options.query);
-    const body = options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+    const body = options.stream ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
     const baseHeaders: Record<string, string> = {
       accept: 'application/json',
       ...(body === undefined
         ? {}
-        : { 'content-type': options.bytes === undefined ? 'application/json' : 'application/octet-stream' }),
+        : { 'content-type': options.stream === undefined ? 'application/json' : 'application/octet-stream' }),
       ...lowerCaseKeys(this.options.headers ?? {}),
       ...lowerCaseKeys(options.headers ?? {}),
     };
@@ -147,7 +152,7 @@ export class ApiTransport {
     method: string,
     url: URL,
     baseHeaders: Record<string, string>,
-    body: string | Uint8Array | undefined,
+    body: string | (() => Readable) | undefined,
     handle: string | undefined,
     signal: AbortSignal | undefined,
     socketPath: string | undefined,
@@ -157,14 +162,14 @@ export class ApiTransport {
   > {
     let headers = baseHeaders;
     if (this.options.signer) {
-      if (body instanceof Uint8Array) {
-        // Byte bodies are workspace archives, which only the local server takes (docs/workspaces.md).
+      if (typeof body === 'function') {
+        // Streamed bodies are workspace archives, which a deployed API takes only through S3 upload URLs.
         return {
           ok: false,
           retryable: false,
           error: new UsageError(
-            `${this.endpoint} is a deployed endpoint, which does not take workspaces yet`,
-            'run against the local server, or without a workspace (--workspace "")',
+            `${this.endpoint} is a deployed endpoint: archives go to the upload URL it answers, not to the API`,
+            'upgrade txs, or run without a workspace (--workspace "")',
           ),
         };
       }

@@ -6,6 +6,9 @@
  *
  * @module
  */
+
+import type { Readable } from 'node:stream';
+import type { WorkspaceOfferResponse, WorkspaceUpload } from '../specs/api.js';
 import { parseAppHandle } from '../specs/app-handle.js';
 import { ApiTransport, type RequestOptions, type TxsClientOptions } from './api-transport.js';
 import type {
@@ -23,7 +26,8 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from './api-types.js';
-import { ApiError, UsageError } from './errors.js';
+import { UsageError } from './errors.js';
+import type { HttpTransport } from './http-transport.js';
 import type { OwnSocket } from './local-socket.js';
 import { NEW_LINK_PATH } from './local-token.js';
 
@@ -52,7 +56,11 @@ export class TxsClient {
   readonly endpoint: string;
   private readonly transport: ApiTransport;
 
+  /** The transport of the options (tests), else undefined: the default. */
+  private readonly http: HttpTransport | undefined;
+
   constructor(options: TxsClientOptions) {
+    this.http = options.transport;
     this.transport = new ApiTransport(options);
     this.endpoint = this.transport.endpoint;
   }
@@ -81,19 +89,34 @@ export class TxsClient {
   }
 
   /**
-   * The local server's `HEAD /v1/workspaces/{sha256}`, then `PUT` of the archive only when the server does
-   * not hold it. Resolves true when the archive was sent.
+   * `POST /v1/workspaces`: whether the server holds the archive for the caller (`stored`), else where to
+   * upload it (`upload`).
    */
-  async uploadWorkspace(sha256: string, read: () => Promise<Uint8Array>): Promise<boolean> {
-    const path = `/v1/workspaces/${sha256}`;
-    try {
-      await this.request('HEAD', path);
-      return false;
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 404) throw error;
+  async offerWorkspace(offer: {
+    sha256: string;
+    size: number;
+    fileCount: number;
+  }): Promise<WorkspaceOfferResponse> {
+    return this.request<WorkspaceOfferResponse>('POST', '/v1/workspaces', { body: offer });
+  }
+
+  /**
+   * Streams an archive (`open()`, opened anew for each attempt) where `upload` says: a path is this server's
+   * own route, sent like every request of this client; an absolute URL (presigned S3) gets exactly
+   * `upload.headers` and none of the caller's credentials (`workspace/upload.ts`).
+   *
+   * @throws ApiError when the server or S3 refuses the bytes (not the archive the upload was pinned to).
+   */
+  async sendWorkspace(upload: WorkspaceUpload, open: () => Readable): Promise<void> {
+    if (upload.url.startsWith('/')) {
+      await this.request('PUT', upload.url, { stream: open, headers: upload.headers });
+      return;
     }
-    await this.request('PUT', path, { bytes: await read() });
-    return true;
+    const { putArchive } = await import('./workspace/upload.js');
+    await putArchive(upload, open, {
+      endpoint: this.endpoint,
+      ...(this.http === undefined ? {} : { transport: this.http }),
+    });
   }
 
   /** `GET /v1/apps`: one page of the caller's apps, newest first. */

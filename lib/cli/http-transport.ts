@@ -10,6 +10,7 @@
  * @module
  */
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage, RequestOptions } from 'node:http';
+import type { Readable } from 'node:stream';
 
 /** One request, ready to send. */
 export interface HttpExchange {
@@ -17,9 +18,15 @@ export interface HttpExchange {
   url: URL;
   /** Lower-case header names. */
   headers: Record<string, string>;
-  /** The body: JSON text, or bytes (a workspace archive). */
-  body?: string | Uint8Array;
-  /** The whole exchange (connect, send, read the answer) must end within this many ms. */
+  /**
+   * The body: JSON text, or bytes, or a stream of them (a workspace archive, opened anew for each attempt;
+   * send its length in `content-length`).
+   */
+  body?: string | Uint8Array | (() => Readable);
+  /**
+   * The whole exchange (connect, send, read the answer) must end within this many ms; with a streamed body,
+   * each wait for the connection to make progress instead (a large upload takes as long as it takes).
+   */
   timeoutMs: number;
   /** Aborts the exchange (the request is destroyed; the promise rejects with an `AbortError`). */
   signal?: AbortSignal;
@@ -86,8 +93,11 @@ function headerOf(headers: IncomingHttpHeaders, name: string): string | undefine
  */
 export const nodeHttpTransport: HttpTransport = async (exchange) => {
   const request = await requestFunctionFor(exchange.url.protocol);
-  const { url } = exchange;
+  const { url, body } = exchange;
+  const pipeline = typeof body === 'function' ? (await import('node:stream/promises')).pipeline : undefined;
   return new Promise<HttpAnswer>((resolve, reject) => {
+    // A server may answer (and close) before it has read a streamed body: its answer is what counts.
+    let answered = false;
     const outgoing = request(
       {
         method: exchange.method,
@@ -105,6 +115,7 @@ export const nodeHttpTransport: HttpTransport = async (exchange) => {
         ...(exchange.signal === undefined ? {} : { signal: exchange.signal }),
       },
       (answer) => {
+        answered = true;
         const chunks: Buffer[] = [];
         answer.on('data', (chunk: Buffer) => chunks.push(chunk));
         answer.on('error', fail);
@@ -118,16 +129,19 @@ export const nodeHttpTransport: HttpTransport = async (exchange) => {
         });
       },
     );
-    const timer = setTimeout(
-      () => outgoing.destroy(new HttpTimeoutError(exchange.timeoutMs)),
-      exchange.timeoutMs,
-    );
-    timer.unref();
+    const timeout = () => outgoing.destroy(new HttpTimeoutError(exchange.timeoutMs));
+    const timer = pipeline === undefined ? setTimeout(timeout, exchange.timeoutMs) : undefined;
+    timer?.unref();
     function fail(error: Error): void {
       clearTimeout(timer);
       reject(error);
     }
     outgoing.on('error', fail);
-    outgoing.end(exchange.body);
+    if (typeof body === 'function' && pipeline !== undefined) {
+      outgoing.setTimeout(exchange.timeoutMs, timeout);
+      pipeline(body(), outgoing).catch((error: Error) => {
+        if (!answered) fail(error);
+      });
+    } else outgoing.end(body);
   });
 };

@@ -18,6 +18,7 @@ import { registerRunopts } from './commands/runopts.js';
 import { registerStatus } from './commands/status.js';
 import { registerUi } from './commands/ui.js';
 import { registerWait } from './commands/wait.js';
+import { registerWorkspace } from './commands/workspace.js';
 import { CliError, ExitCode } from './errors.js';
 import { Invocation, packageVersion } from './invocation.js';
 import type { CliIO } from './io.js';
@@ -67,6 +68,7 @@ function buildProgram(invocation: Invocation): Command {
   registerUi(program, invocation);
   registerRunopts(program, invocation);
   registerBuiltins(program, invocation);
+  registerWorkspace(program, invocation);
   return program;
 }
 

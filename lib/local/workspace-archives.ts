@@ -26,14 +26,12 @@ import {
 } from '../schedulers/local-cwd/workspace-unpack.js';
 import {
   type JobWorkspace,
+  MAX_WORKSPACE_ARCHIVE_BYTES,
   ValidationError,
   WORKSPACE_SCHEDULERS,
   WORKSPACE_SHA256_PATTERN,
 } from '../specs/index.js';
 import { sendJson } from './lambda-bridge.js';
-
-/** The largest archive accepted (bytes): the client's 500 MiB content limit, compressed, with room for headers. */
-export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
 
 /** Days an archive is kept after its last use (a `HEAD`, an upload or a run naming it), by default. */
 export const DEFAULT_WORKSPACE_RETENTION_DAYS = 30;
@@ -111,6 +109,14 @@ export class WorkspaceArchives {
       );
     }
     return true;
+  }
+
+  /**
+   * Whether the server holds the archive `sha256` (`POST /v1/workspaces` answers `stored: true`); marks it
+   * used when it does, as a client about to run asks.
+   */
+  async holds(sha256: string): Promise<boolean> {
+    return this.markUsed(sha256) !== undefined;
   }
 
   /**

@@ -114,6 +114,19 @@ export const dryRunResponseSchema = z.object({
   text: z.optional(z.string()),
   /** Present when something in the request was ignored, e.g. a `cfg` key that is not a run option. */
   warnings: z.optional(z.array(z.string())),
+  /**
+   * The request's workspace as the job would fetch it (deployed stack): `archive` is its `s3://` URI;
+   * `stored` says whether the caller has uploaded it yet (size and fileCount are 0 until then).
+   */
+  workspace: z.optional(
+    z.object({
+      sha256: z.string(),
+      size: z.number(),
+      fileCount: z.number(),
+      archive: z.string(),
+      stored: z.boolean(),
+    }),
+  ),
 });
 
 /** `POST /v1/apps` → 201. */
@@ -193,6 +206,29 @@ export const workspaceSummarySchema = z.object({
   sha256: z.string(),
   size: z.number(),
   fileCount: z.number(),
+});
+
+/**
+ * How to send a workspace archive: `PUT` the archive's bytes to `url` with exactly `headers`. An absolute
+ * `url` (a presigned S3 URL) carries its own authorization: send none of yours. A `url` that is a path
+ * (`/v1/…`) is the server's own route: send it like any other request to the API.
+ */
+export const workspaceUploadSchema = z.object({
+  method: z.literal('PUT'),
+  url: z.string(),
+  /** Headers the request must carry as given (the length and checksum the URL is pinned to). */
+  headers: z.record(z.string(), z.string()),
+  /** When the URL stops working (ISO-8601); absent: it does not expire. */
+  expiresAt: z.optional(z.string()),
+});
+
+/** `POST /v1/workspaces` → 200: whether the server holds the archive, and if not, how to upload it. */
+export const workspaceOfferResponseSchema = z.object({
+  sha256: z.string(),
+  /** True: the server holds this archive for the caller; run with it, nothing to send. */
+  stored: z.boolean(),
+  /** Present when `stored` is false. */
+  upload: z.optional(workspaceUploadSchema),
 });
 
 /** `GET /v1/apps/{scheduler}/{appId}` → 200. */
@@ -286,5 +322,9 @@ export type AppResponse = Omit<Wire<typeof appResponseSchema>, 'app' | 'cfg' | '
 export type AppActionResponse = Wire<typeof appActionResponseSchema>;
 /** `GET …/logs` → 200. */
 export type LogPageResponse = Wire<typeof logPageResponseSchema>;
+/** How to send a workspace archive (`upload` of `POST /v1/workspaces`). */
+export type WorkspaceUpload = Wire<typeof workspaceUploadSchema>;
+/** `POST /v1/workspaces` → 200. */
+export type WorkspaceOfferResponse = Wire<typeof workspaceOfferResponseSchema>;
 /** The error body of every 4xx/5xx answer of the API. */
 export type ApiErrorBody = Wire<typeof apiErrorSchema>;

@@ -22,6 +22,7 @@ import { type FieldIssue, ValidationError } from './errors.js';
 import { namedResource } from './named-resources.js';
 import { escapeUnsafeCharacters, hasUnsafeNameCharacters, UNSAFE_NAME_MESSAGE } from './names.js';
 import type { Cfg } from './run-opts.js';
+import { WORKSPACE_SHA256_PATTERN } from './workspaces.js';
 
 // Only the English locale: `z.locales.en()` would pull every locale (~250 KB) into each bundle.
 z.config(en());
@@ -144,35 +145,44 @@ const cfgValue = z.union([
 /** A run configuration: option name → value (`cfg` of requests and responses). */
 export const cfgSchema = z.record(safeKey, cfgValue);
 
-/** The pattern of a workspace archive's content address: its SHA-256, 64 lowercase hex digits. */
-export const WORKSPACE_SHA256_PATTERN = /^[0-9a-f]{64}$/;
+/** The schedulers that take a workspace, and an archive's content address: in a module without zod for the CLI. */
+export { WORKSPACE_SCHEDULERS, WORKSPACE_SHA256_PATTERN } from './workspaces.js';
 
 /**
- * The schedulers that take a workspace (docs/workspaces.md): each checks that it can reach the archive
- * (`Scheduler.checkWorkspace`): a local server's file (local_cwd, local_docker, slurm) or an `s3://` object in
- * a stack's workspace bucket (aws_batch, aws_sagemaker, kubernetes, kubernetes_mcad).
+ * The largest workspace archive accepted (bytes): the client's 500 MiB content limit, compressed, with room
+ * for headers. A single S3 PUT takes up to 5 GB, so one presigned URL carries any archive under it.
  */
-export const WORKSPACE_SCHEDULERS: readonly string[] = [
-  'local_cwd',
-  'aws_batch',
-  'aws_sagemaker',
-  'local_docker',
-  'slurm',
-  'kubernetes',
-  'kubernetes_mcad',
-];
+export const MAX_WORKSPACE_ARCHIVE_BYTES = 600 * 1024 * 1024;
 
-/** A run request's workspace: the archive uploaded to `PUT /v1/workspaces/{sha256}`, named by its hash. */
-export const workspaceRefSchema = z.strictObject({
-  sha256: z
-    .string()
+const workspaceSha256 = z
+  .string()
+  .check(
+    z.regex(WORKSPACE_SHA256_PATTERN, 'must be the SHA-256 of the uploaded archive: 64 lowercase hex digits'),
+  );
+
+/** A run request's workspace: the archive stored through `POST /v1/workspaces`, named by its hash. */
+export const workspaceRefSchema = z.strictObject({ sha256: workspaceSha256 });
+
+/**
+ * Body of `POST /v1/workspaces`: the archive the caller is about to run with, which the server either holds
+ * already or answers an upload for, pinned to exactly this hash and length.
+ */
+export const workspaceOfferSchema = z.strictObject({
+  sha256: workspaceSha256,
+  size: z
+    .int()
     .check(
-      z.regex(
-        WORKSPACE_SHA256_PATTERN,
-        'must be the SHA-256 of the uploaded archive: 64 lowercase hex digits',
+      z.minimum(1, 'must be the archive’s length in bytes (at least 1)'),
+      z.maximum(
+        MAX_WORKSPACE_ARCHIVE_BYTES,
+        `must be at most ${MAX_WORKSPACE_ARCHIVE_BYTES} bytes (600 MiB); leave large files out with .torchxignore`,
       ),
     ),
+  fileCount: z.int().check(z.minimum(0, 'must be the number of regular files in the archive (0 or more)')),
 });
+
+/** A validated `POST /v1/workspaces` body. */
+export type WorkspaceOffer = z.output<typeof workspaceOfferSchema>;
 
 /** Body of `POST /v1/apps` and `POST /v1/dryrun`: an AppDef or a builtin component with its arguments. */
 export const runRequestSchema = z.strictObject({
@@ -475,6 +485,17 @@ export function parseRunRequest(input: unknown): RunRequest {
   };
   if (app !== undefined) return { ...common, app: toAppDef(app, 'app') };
   return { ...common, component: component as string, args: args ?? [] };
+}
+
+/**
+ * Validates a `POST /v1/workspaces` body: `{sha256, size, fileCount}`.
+ *
+ * @throws ValidationError naming each bad field.
+ */
+export function parseWorkspaceOffer(input: unknown): WorkspaceOffer {
+  const result = z.safeParse(workspaceOfferSchema, input, { reportInput: true });
+  if (!result.success) failWith(toFieldIssues(result.error.issues, ''), 'workspace');
+  return result.data;
 }
 
 /** Validates a cfg object on its own (e.g. from a config file). */

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -93,6 +94,13 @@ def workdir(tmp_path: Path) -> Path:
     return d
 
 
+def txs_cli() -> str:
+    """The repository's `txs` command line (what the plugin runs to ship a workspace), for TXS_CLI."""
+    node = shutil.which("node")
+    assert node, "node is needed to run txs"
+    return f"{shlex.quote(node)} {shlex.quote(str(REPO / 'bin' / 'txs.js'))}"
+
+
 def cli_env(server: LocalServer, home: Path, torchx_dir: Path = NEWEST, **extra: str) -> Dict[str, str]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith(("TORCHX", "TXS_", "AWS_")) and k != "PYTHONPATH"
@@ -100,6 +108,7 @@ def cli_env(server: LocalServer, home: Path, torchx_dir: Path = NEWEST, **extra:
     env.update(
         {
             "PYTHONPATH": pythonpath(torchx_dir),
+            "TXS_CLI": txs_cli(),
             "TXS_ENDPOINT": server.url,
             "HOME": str(home),
             "TXS_LOCAL_TOKEN_FILE": server.token_file,

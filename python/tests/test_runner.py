@@ -14,7 +14,7 @@ from torchx import specs
 from torchx.runner import Runner, get_runner
 from torchx.schedulers.api import Stream
 
-from conftest import LocalServer
+from conftest import LocalServer, txs_cli
 from torchx_serverless import scheduler as txs_scheduler
 from torchx_serverless.client import TxsRequestError
 from torchx_serverless.scheduler import TxsDryRun, TxsScheduler
@@ -24,6 +24,7 @@ from torchx_serverless.scheduler import TxsDryRun, TxsScheduler
 def runner(server: LocalServer, monkeypatch: pytest.MonkeyPatch, workdir: Path) -> Iterator[Runner]:
     monkeypatch.setenv("TXS_ENDPOINT", server.url)
     monkeypatch.setenv("TXS_LOCAL_TOKEN_FILE", server.token_file)
+    monkeypatch.setenv("TXS_CLI", txs_cli())
     monkeypatch.chdir(workdir)
     with get_runner() as r:
         yield r

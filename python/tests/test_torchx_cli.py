@@ -170,7 +170,8 @@ def test_a_run_on_a_server_without_aws_fails_at_once_and_leaves_one_record(torch
         return len(client.request("GET", "/v1/apps", query={"scheduler": "aws_batch", "limit": 100})["apps"])
 
     before = aws_batch_records()
-    run = torchx("run", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
+    # No workspace: this is about the submission failing, not about shipping code.
+    run = torchx("run", "--workspace", "", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
     assert run.returncode != 0
     assert "AWS_REGION" in run.stderr  # the server's fix, not an HTTP dump
     assert aws_batch_records() == before + 1

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torchx_serverless.scheduler import TxsScheduler
+from torchx_serverless.scheduler import TxsScheduler, TxsWorkspaceScheduler
 
 #: TorchX scheduler name → the torchx-serverless scheduler it drives.
 SCHEDULERS = {
@@ -18,13 +18,13 @@ SCHEDULERS = {
 
 
 def aws_batch(session_name: str, **kwargs: Any) -> TxsScheduler:
-    """AWS Batch through torchx-serverless."""
-    return TxsScheduler("aws_batch", session_name, "aws_batch", **kwargs)
+    """AWS Batch through torchx-serverless (ships TorchX's workspace, by default the current directory)."""
+    return TxsWorkspaceScheduler("aws_batch", session_name, "aws_batch", **kwargs)
 
 
 def aws_sagemaker(session_name: str, **kwargs: Any) -> TxsScheduler:
-    """Amazon SageMaker training jobs through torchx-serverless."""
-    return TxsScheduler("aws_sagemaker", session_name, "aws_sagemaker", **kwargs)
+    """Amazon SageMaker training jobs through torchx-serverless (ships TorchX's workspace, as aws_batch)."""
+    return TxsWorkspaceScheduler("aws_sagemaker", session_name, "aws_sagemaker", **kwargs)
 
 
 def txs_local_cwd(session_name: str, **kwargs: Any) -> TxsScheduler:

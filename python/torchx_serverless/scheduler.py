@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Tuple, Type
 from torchx import specs
 from torchx.schedulers.api import DescribeAppResponse, ListAppResponse, Scheduler, Stream
 from torchx.specs import AppDef, AppDryRunInfo, runopts
+from torchx.workspace import WorkspaceMixin
 
 from torchx_serverless.appdef import app_from_json, app_state, app_to_json, roles_statuses_from_json
 from torchx_serverless.client import (
@@ -35,6 +36,7 @@ from torchx_serverless.client import (
     TxsRequestError,
     validate_endpoint,
 )
+from torchx_serverless.workspace import ShippedWorkspace, TxsWorkspaceError, ship_workspace
 
 logger: logging.Logger = logging.getLogger(__name__)
 
@@ -280,6 +282,15 @@ class TxsScheduler(Scheduler):
             raise exc from None
         if error.code == "UnknownScheduler":
             raise specs.UnknownSchedulerException(self.service_scheduler) from error
+        if any(str(d.get("path", "")).startswith("workspace") for d in error.details if isinstance(d, Mapping)):
+            # The service's advice names txs; a TorchX user turns the workspace off with TorchX's flag.
+            raise TxsWorkspaceError(
+                f'{error.message} (with torchx: torchx run --workspace "" runs without a workspace)',
+                status=error.status,
+                code=error.code,
+                details=error.details,
+                request_id=error.request_id,
+            ) from None
         raise error
 
     def _call(self, method: str, path: str, cfg: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> Any:
@@ -292,6 +303,11 @@ class TxsScheduler(Scheduler):
 
     # ── submit ─────────────────────────────────────────────────────────────
 
+    def _workspace_ref(self, app: AppDef, cfg: Mapping[str, Any]) -> Optional[Dict[str, str]]:
+        """The run request's ``workspace``: none here (``txs_local_cwd`` runs in the caller's directory, as
+        TorchX's ``local_cwd``, which has no workspace either)."""
+        return None
+
     def _submit_dryrun(self, app: AppDef, cfg: Mapping[str, Any]) -> AppDryRunInfo[TxsDryRun]:
         body = {
             "scheduler": self.service_scheduler,
@@ -299,6 +315,9 @@ class TxsScheduler(Scheduler):
             "cfg": self._service_cfg(cfg),
             "app": app_to_json(app),
         }
+        workspace = self._workspace_ref(app, cfg)
+        if workspace is not None:
+            body["workspace"] = workspace
         response = self._call("POST", "/v1/dryrun", cfg, body=body)
         request = TxsDryRun(
             endpoint=self.client(cfg).endpoint,
@@ -443,6 +462,74 @@ class TxsScheduler(Scheduler):
             page = self._call(
                 "GET", self._app_path(app_id, "/logs"), self._app_cfg(app_id), query={**query, "nextToken": token}
             )
+
+
+class TxsWorkspaceScheduler(WorkspaceMixin[None], TxsScheduler):
+    """A scheduler that runs images (``aws_batch``, ``aws_sagemaker``) and takes TorchX's workspace.
+
+    TorchX's ``Runner`` gives role[0] the ``workspace`` of ``torchx run`` (the current directory unless
+    ``--workspace`` says otherwise; ``--workspace ""`` for none) and calls ``build_workspaces``. There, instead
+    of TorchX's Docker build and push, the ``txs`` command packs the directory and uploads the archive unless
+    the service holds it (:py:func:`~torchx_serverless.workspace.ship_workspace`); the dry run and the run
+    request name it (``workspace: {sha256}``), and the job unpacks it over the role's image and starts there.
+    The role's image is left as it is.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # What build_workspaces shipped, per TorchX Workspace, until the dry run names it.
+        self._shipped: Dict[Any, ShippedWorkspace] = {}
+
+    def build_workspaces(self, roles: List[specs.Role], cfg: Mapping[str, Any]) -> None:
+        """TorchX's ``build_workspaces``, refusing roles with different workspaces before anything is shipped."""
+        _one_workspace(roles)
+        super().build_workspaces(roles, cfg)
+
+    def caching_build_workspace_and_update_role(
+        self, role: specs.Role, cfg: Mapping[str, Any], build_cache: Dict[object, object]
+    ) -> None:
+        """Packs and uploads ``role.workspace`` (once per workspace in one ``build_workspaces`` call)."""
+        workspace = getattr(role, "workspace", None)
+        if not workspace:
+            return
+        key = ("torchx-serverless workspace", workspace)
+        shipped = build_cache.get(key)
+        if not isinstance(shipped, ShippedWorkspace):
+            shipped = ship_workspace(workspace, self.client(cfg).endpoint)
+            build_cache[key] = shipped
+        self._shipped[workspace] = shipped
+
+    def _workspace_ref(self, app: AppDef, cfg: Mapping[str, Any]) -> Optional[Dict[str, str]]:
+        """``{"sha256"}`` of the workspace of the app's roles; shipped now if ``build_workspaces`` was not called.
+
+        Raises:
+            TxsWorkspaceError: roles have different workspaces (a request carries one, for the whole app).
+        """
+        workspace = _one_workspace(app.roles)
+        if workspace is None:
+            return None
+        shipped = self._shipped.pop(workspace, None) or ship_workspace(workspace, self.client(cfg).endpoint)
+        return {"sha256": shipped.sha256}
+
+
+def _one_workspace(roles: Iterable[specs.Role]) -> Any:
+    """The one workspace the roles have (None: none has one).
+
+    Raises:
+        TxsWorkspaceError: roles have different workspaces (a request carries one, for the whole app).
+    """
+    workspaces: List[Any] = []
+    for role in roles:
+        workspace = getattr(role, "workspace", None)
+        if workspace and workspace not in workspaces:
+            workspaces.append(workspace)
+    if len(workspaces) > 1:
+        raise TxsWorkspaceError(
+            f"the roles have different workspaces ({'; '.join(map(str, workspaces))}), and a torchx-serverless"
+            " app runs in one: give the roles the same workspace, or only role[0] (torchx run --workspace DIR)",
+            code="InvalidWorkspace",
+        )
+    return workspaces[0] if workspaces else None
 
 
 def _inside_runner_wait() -> bool:

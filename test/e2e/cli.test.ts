@@ -54,7 +54,19 @@ describe('txs against the local server', () => {
     delete process.env.AWS_REGION;
     delete process.env.AWS_DEFAULT_REGION;
     try {
-      const run = await txs('run', '-s', 'aws_batch', '--cfg', 'queue=q', 'utils.echo', '--msg', 'no aws');
+      // No workspace (the default for aws_batch would ship the current directory): one request.
+      const run = await txs(
+        'run',
+        '--workspace',
+        '',
+        '-s',
+        'aws_batch',
+        '--cfg',
+        'queue=q',
+        'utils.echo',
+        '--msg',
+        'no aws',
+      );
       expect(run.code).toBe(ExitCode.CONFIG);
       expect(run.err).toMatch(/hint: .*AWS_REGION/);
       const list = await txs('list', '-s', 'aws_batch', '--json');

@@ -18,6 +18,8 @@ let dataDir: string;
 let home: string;
 /** Every request the CLI sent, as `METHOD path`. */
 const sent: string[] = [];
+/** The JSON bodies of the dry runs the CLI sent. */
+const dryruns: Array<{ workspace?: { sha256: string } }> = [];
 
 const { transport: validating } = validateResponses(() => server?.url);
 
@@ -42,12 +44,20 @@ afterAll(async () => {
 });
 
 function txs(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+  return txsIn(dataDir, ...args);
+}
+
+/** `txs` run from the directory `cwd`. */
+function txsIn(cwd: string, ...args: string[]): Promise<{ code: number; out: string; err: string }> {
   return runTxs(args, {
     env: { TXS_ENDPOINT: server.url, TXS_USER: 'workspace-e2e', TXS_LOCAL_TOKEN_FILE: server.tokenFile },
-    cwd: dataDir,
+    cwd,
     homeDir: home,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.pathname}`);
+      if (exchange.url.pathname === '/v1/dryrun' && typeof exchange.body === 'string') {
+        dryruns.push(JSON.parse(exchange.body) as { workspace?: { sha256: string } });
+      }
       return validating(exchange);
     },
   });
@@ -115,27 +125,36 @@ describe('txs run --workspace (local_cwd)', () => {
     expect((await txs('status', handle)).out).toContain(`workspace: ${app.workspace.sha256}`);
   });
 
-  it('uploads nothing when the server already holds the archive', async () => {
+  it('uploads nothing when the server already holds the archive: one POST /v1/workspaces, no bytes', async () => {
     const src = await sourceDir('twice', { 'run.sh': 'echo twice\n' });
+    sent.length = 0;
     const first = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
     expect(first.code, first.err).toBe(ExitCode.OK);
     expect(first.err).toContain('uploaded workspace');
+    const workspaceRequests = () => sent.filter((request) => request.includes('/v1/workspaces'));
+    expect(workspaceRequests()).toEqual([
+      'POST /v1/workspaces',
+      expect.stringMatching(/^PUT \/v1\/workspaces\/[0-9a-f]{64}$/),
+    ]);
     sent.length = 0;
     const second = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'sh', 'run.sh');
     expect(second.code, second.err).toBe(ExitCode.OK);
-    expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
-    expect(sent.some((request) => request.startsWith('HEAD /v1/workspaces/'))).toBe(true);
+    expect(workspaceRequests()).toEqual(['POST /v1/workspaces']);
     expect((await txs('log', second.out.trim())).out).toBe('twice\n');
   });
 
-  it('shows the archive in a dry run and uploads nothing', async () => {
+  it('shows the archive in a dry run, names it in the dry run request, and uploads nothing', async () => {
     const src = await sourceDir('dry', { 'big.bin': 'x'.repeat(5000), 'small.txt': 'y' });
     sent.length = 0;
+    dryruns.length = 0;
     const dry = await txs('run', '--dryrun', '--workspace', src, 'utils.sh', 'true');
     expect(dry.code, dry.err).toBe(ExitCode.OK);
     expect(dry.out).toMatch(/workspace: [0-9a-f]{64}\n {2}2 files/);
     expect(dry.out).toMatch(/largest:\n +4\.9 KiB {2}big\.bin/);
+    expect(dry.err).toContain(`workspace: packing ${src}\n`);
     expect(sent.filter((request) => !request.startsWith('POST /v1/dryrun'))).toEqual([]);
+    const sha256 = /workspace: ([0-9a-f]{64})/.exec(dry.out)?.[1];
+    expect(dryruns).toEqual([expect.objectContaining({ workspace: { sha256 } })]);
   });
 
   it('takes --workspace "" as none, as TorchX does: the job runs in the caller\'s directory and nothing is sent', async () => {
@@ -146,10 +165,121 @@ describe('txs run --workspace (local_cwd)', () => {
     expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
   });
 
-  it('refuses a workspace for a scheduler that cannot take one, before packing', async () => {
+  it('refuses a workspace for a scheduler that cannot take one, before packing or sending anything', async () => {
+    sent.length = 0;
     const run = await txs('run', '-s', 'lsf', '--workspace', join(dataDir, 'missing'), 'utils.echo');
     expect(run.code).toBe(ExitCode.USAGE);
-    expect(run.err).toContain('the lsf scheduler cannot take a workspace yet');
+    expect(run.err).toContain('the lsf scheduler cannot take a workspace');
+    expect(run.err).toContain('hint: run without one: --workspace ""');
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('txs run: the default workspace', () => {
+  it('is the current directory for a scheduler that runs an image, named on stderr with how to turn it off', async () => {
+    const project = await sourceDir('default-project', { 'train.py': 'print(1)\n' });
+    dryruns.length = 0;
+    sent.length = 0;
+    const dry = await txsIn(project, 'run', '--dryrun', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo');
+    expect(dry.code, dry.err).toBe(ExitCode.OK);
+    expect(dry.err).toContain(
+      `workspace: packing ${project} (the current directory, the default workspace for aws_batch; --workspace "" runs without it)`,
+    );
+    const sha256 = /workspace: ([0-9a-f]{64})\n {2}1 files?/.exec(dry.out)?.[1];
+    expect(sha256).toBeDefined();
+    expect(dryruns).toEqual([expect.objectContaining({ scheduler: 'aws_batch', workspace: { sha256 } })]);
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+  });
+
+  it('is none for local_cwd and for a scheduler that takes none, without an error', async () => {
+    const project = await sourceDir('default-none', { 'train.py': 'print(1)\n' });
+    dryruns.length = 0;
+    for (const scheduler of ['local_cwd', 'lsf']) {
+      const dry = await txsIn(project, 'run', '--dryrun', '-s', scheduler, 'utils.echo');
+      expect(dry.err).not.toContain('workspace: packing');
+    }
+    expect(dryruns.filter((body) => body.workspace !== undefined)).toEqual([]);
+  });
+});
+
+describe('txs run --workspace sha256:<hex>', () => {
+  it('runs again in the archive of an earlier run, whatever the directory holds now, uploading nothing', async () => {
+    const src = await sourceDir('rerun', { 'data.txt': 'first\n' });
+    const first = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'cat', 'data.txt');
+    expect(first.code, first.err).toBe(ExitCode.OK);
+    const { workspace } = JSON.parse((await txs('describe', '--json', first.out.trim())).out) as {
+      workspace: { sha256: string };
+    };
+    await writeFile(join(src, 'data.txt'), 'edited since\n');
+    sent.length = 0;
+    const again = await txs(
+      'run',
+      '--wait',
+      '--workspace',
+      `sha256:${workspace.sha256}`,
+      'utils.sh',
+      'cat',
+      'data.txt',
+    );
+    expect(again.code, again.err).toBe(ExitCode.OK);
+    expect(again.err).not.toContain('packing');
+    expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
+    expect((await txs('log', again.out.trim())).out).toBe('first\n');
+    const described = JSON.parse((await txs('describe', '--json', again.out.trim())).out) as {
+      workspace: { sha256: string };
+    };
+    expect(described.workspace.sha256).toBe(workspace.sha256);
+  });
+
+  it('is refused by the server, naming workspace.sha256, when it does not hold the archive', async () => {
+    const run = await txs('run', '--workspace', `sha256:${'e'.repeat(64)}`, 'utils.echo');
+    expect(run.code).toBe(ExitCode.USAGE);
+    expect(run.err).toContain('workspace.sha256');
+  });
+});
+
+describe('txs workspace DIR', () => {
+  it('uploads the archive once and prints its summary as JSON, the archive a run with the same directory records', async () => {
+    const src = await sourceDir('pushed', { 'train.py': 'print(1)\n', 'conf.yaml': 'a: 1\n' });
+    const first = await txs('workspace', '--json', src);
+    expect(first.code, first.err).toBe(ExitCode.OK);
+    const pushed = JSON.parse(first.out) as {
+      sha256: string;
+      size: number;
+      fileCount: number;
+      uploaded: boolean;
+    };
+    expect(pushed).toMatchObject({ fileCount: 2, uploaded: true });
+    expect(await storedArchives()).toContain(`${pushed.sha256}.tar.gz`);
+
+    sent.length = 0;
+    const again = await txs('workspace', '--json', src);
+    expect(JSON.parse(again.out)).toEqual({ ...pushed, uploaded: false });
+    expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
+
+    const run = await txs('run', '--wait', '--workspace', src, 'utils.sh', 'true');
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    const described = JSON.parse((await txs('describe', '--json', run.out.trim())).out) as {
+      workspace: { sha256: string; size: number; fileCount: number };
+    };
+    expect(described.workspace).toEqual({ sha256: pushed.sha256, size: pushed.size, fileCount: 2 });
+  });
+
+  it('packs without uploading with --dryrun, listing the largest files', async () => {
+    const src = await sourceDir('pushed-dry', { 'weights.bin': 'w'.repeat(3000) });
+    sent.length = 0;
+    const dry = await txs('workspace', '--dryrun', src);
+    expect(dry.code, dry.err).toBe(ExitCode.OK);
+    expect(dry.out).toMatch(/largest:\n +2\.9 KiB {2}weights\.bin/);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses a missing directory with a usage error naming it, sending nothing', async () => {
+    sent.length = 0;
+    const missing = await txs('workspace', join(dataDir, 'nowhere'));
+    expect(missing.code).toBe(ExitCode.USAGE);
+    expect(missing.err).toContain('nowhere');
+    expect(sent).toEqual([]);
   });
 });
 

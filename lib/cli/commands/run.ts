@@ -11,6 +11,7 @@ import type { TxsClient } from '../client.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { formatBuiltin, formatDryRun } from '../format.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
+import { chooseWorkspace } from '../workspace/choice.js';
 import { findBuiltin } from './builtins.js';
 import { waitAndReport } from './wait.js';
 
@@ -142,7 +143,9 @@ export function registerRun(program: Command, invocation: Invocation): void {
       .option('--idempotency-key <key>', 'submit at most once for this key (default: a fresh key per run)')
       .option(
         '--workspace <dir>',
-        'run in a snapshot of this directory, uploaded once by content (local_cwd only; default: none, "" for none)',
+        'ship this directory to the job, uploaded once by content ("" for none; sha256:<hash> for an archive ' +
+          'the server holds; default: [cli:run] workspace, else the current directory for schedulers that take ' +
+          'one, slurm only with job_dir; local_cwd: none)',
       )
       .argument('[component]', 'builtin component, e.g. utils.echo, dist.ddp (see `txs builtins`)')
       .argument('[args...]', 'arguments of the component')
@@ -239,15 +242,23 @@ async function runCommand(
       warn: (message) => invocation.warn(message),
     });
   }
-  // TorchX's `--workspace ""` means none; the snapshot is opt-in (docs/workspaces.md).
-  const workspaceDir = options.workspace === '' ? undefined : options.workspace;
-  const shipping = workspaceDir === undefined ? undefined : await import('./run-workspace.js');
-  shipping?.checkWorkspaceScheduler(scheduler);
-  cfg = await withCallerContext(cfg, scheduler, client, invocation, workspaceDir !== undefined);
+  // TorchX's choice: --workspace ("" for none), [cli:run] workspace, else the current directory where the
+  // scheduler runs an image (docs/workspaces.md).
+  const choice = chooseWorkspace({
+    scheduler,
+    flag: options.workspace,
+    configured: config.get('cli:run', 'workspace'),
+    cwd: invocation.io.cwd,
+    home: invocation.io.homeDir,
+    ...(cfg === undefined ? {} : { cfg }),
+  });
+  const directory = choice === undefined || 'sha256' in choice ? undefined : choice;
+  const shipping = directory === undefined ? undefined : await import('./run-workspace.js');
+  cfg = await withCallerContext(cfg, scheduler, client, invocation, choice !== undefined);
   const packed =
-    shipping === undefined || workspaceDir === undefined
+    shipping === undefined || directory === undefined
       ? undefined
-      : await shipping.packForRun(invocation, workspaceDir);
+      : await shipping.packChoice(invocation, directory, scheduler);
   const common = {
     scheduler,
     ...(cfg === undefined || Object.keys(cfg).length === 0 ? {} : { cfg }),
@@ -255,30 +266,35 @@ async function runCommand(
   };
   const body: RunRequestBody =
     app !== undefined ? { ...common, app } : { ...common, component: component ?? '', args };
+  // The dry run names the archive too, so the server can show the request that fetches it.
+  const sha256 = packed?.sha256 ?? (choice !== undefined && 'sha256' in choice ? choice.sha256 : undefined);
+  if (sha256 !== undefined) body.workspace = { sha256 };
 
   if (options.dryrun) {
-    // The dry run shows the archive a run would upload; nothing is uploaded.
+    // The dry run shows the archive a run would upload (hash, size, largest files) and where
+    // the job fetches it; nothing is uploaded.
     const dryrun = await client.dryrun(body);
     for (const warning of dryrun.warnings ?? []) invocation.warn(warning);
+    const workspace =
+      packed === undefined
+        ? sha256 === undefined
+          ? undefined
+          : { sha256 }
+        : { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount, largest: packed.largest };
     if (options.json) {
       invocation.json(
-        packed === undefined
-          ? dryrun
-          : {
-              ...dryrun,
-              workspace: { sha256: packed.sha256, size: packed.size, fileCount: packed.fileCount },
-            },
+        workspace === undefined ? dryrun : { ...dryrun, workspace: { ...dryrun.workspace, ...workspace } },
       );
     } else {
       invocation.out(await formatDryRun(dryrun));
-      if (packed !== undefined && shipping !== undefined) invocation.out(shipping.describePacked(packed));
+      if (packed !== undefined && shipping !== undefined)
+        invocation.out(shipping.describePacked(packed, dryrun.workspace));
+      else if (sha256 !== undefined) invocation.out(`workspace: ${sha256} (an archive the server holds)`);
     }
     return ExitCode.OK;
   }
-  if (packed !== undefined && shipping !== undefined) {
+  if (packed !== undefined && shipping !== undefined)
     await shipping.shipWorkspace(invocation, client, packed);
-    body.workspace = { sha256: packed.sha256 };
-  }
 
   // node:crypto loads only for a real run (~4 ms of start-up a dry run does not need).
   const idempotencyKey = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();

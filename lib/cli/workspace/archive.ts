@@ -153,7 +153,7 @@ export async function packWorkspace(dir: string, options: PackOptions = {}): Pro
     options.onProgress === undefined
       ? () => {}
       : throttleProgress(options.onProgress, options.progressIntervalMs);
-  const walk = await walkWorkspace(dir);
+  const walk = await walkWorkspace(dir, options.cacheDir);
   const files = walk.entries.filter(isFile);
   const total = files.reduce((sum, file) => sum + file.size, 0);
   checkSize(dir, files, total, maxBytes);

@@ -24,11 +24,11 @@ export const PROGRESS_INTERVAL_MS = 500;
  * Wraps `report` so it is called at most once per `intervalMs`, and not at all during the first
  * `intervalMs` after the wrapper is made: a workspace packed in under half a second prints nothing.
  */
-export function throttleProgress(
-  report: (progress: PackProgress) => void,
+export function throttleProgress<P = PackProgress>(
+  report: (progress: P) => void,
   intervalMs = PROGRESS_INTERVAL_MS,
   now: () => number = () => performance.now(),
-): (progress: PackProgress) => void {
+): (progress: P) => void {
   let next = now() + intervalMs;
   return (progress) => {
     const time = now();
@@ -50,6 +50,11 @@ export function formatBytes(bytes: number): string {
   }
   const digits = unit === 0 || value >= 10 ? 0 : 1;
   return `${value.toFixed(digits)} ${UNITS[unit]}`;
+}
+
+/** The stderr line while an archive is sent, e.g. `uploading workspace: 210 MiB of 500 MiB`. */
+export function formatUploadProgress(sent: number, total: number): string {
+  return `uploading workspace: ${formatBytes(sent)} of ${formatBytes(total)}`;
 }
 
 /** The stderr line for a report, e.g. `packing workspace: 1,234 of 5,000 files, 210 MiB of 500 MiB`. */

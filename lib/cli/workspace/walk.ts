@@ -167,14 +167,29 @@ function identityOf(info: BigIntStats): FileIdentity {
 }
 
 /**
+ * The workspace-relative path of `path` when it exists inside the tree (after symlinks), else undefined.
+ */
+async function pathInside(realRoot: string, path: string | undefined): Promise<string | undefined> {
+  if (path === undefined) return undefined;
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined) return undefined;
+  const rel = relative(realRoot, real);
+  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return undefined;
+  return rel.split(sep).join('/');
+}
+
+/**
  * Walks the workspace at `dir`: the entries to pack, in archive order, and the special files skipped.
+ * `leaveOut` (the packer's own cache directory) is not entered when it is inside the tree: an archive
+ * never holds earlier archives.
  *
  * @throws {@link WorkspaceError} when `dir` is missing or not a directory, a directory cannot be read, or a
  *   symlink points out of the tree.
  */
-export async function walkWorkspace(dir: string): Promise<WalkResult> {
+export async function walkWorkspace(dir: string, leaveOut?: string): Promise<WalkResult> {
   const { root, realRoot } = await resolveRoot(dir);
   const roots = root === realRoot ? [root] : [root, realRoot];
+  const leftOut = await pathInside(realRoot, leaveOut);
   const rules = await WorkspaceRules.load(root);
   const entries: WorkspaceEntry[] = [];
   const skipped: SkippedEntry[] = [];
@@ -183,6 +198,7 @@ export async function walkWorkspace(dir: string): Promise<WalkResult> {
     for (const name of names) {
       const childAbs = join(abs, name);
       const childRel = rel === '' ? name : `${rel}/${name}`;
+      if (childRel === leftOut) continue;
       const info = statEntry(childAbs, childRel);
       if (info === undefined) continue; // removed since the listing
       const verdict = rules.decide(childRel, name, info.isDirectory(), dirRules);

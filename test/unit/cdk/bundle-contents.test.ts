@@ -169,6 +169,15 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
     }
   });
 
+  it('loads the S3 client and the presigner only for a request that names a workspace', () => {
+    for (const name of ['Run', 'Dryrun', 'Workspaces']) {
+      expect(matching(importLoads(name), /S3Client\.js$|s3-request-presigner/), name).toEqual([]);
+      const s3 = chunkLoads(name, 'functions/shared/workspace-bucket.ts');
+      expect(matching(s3, /S3Client\.js$/), name).toHaveLength(1);
+      expect(matching(s3, /node_modules\/@aws-sdk\/s3-request-presigner\//).length, name).toBeGreaterThan(0);
+    }
+  });
+
   it('loads the regex engine only for a filtered log read', () => {
     expect(matching(importLoads('Logs'), /node_modules\/re2js\//)).toEqual([]);
     expect(

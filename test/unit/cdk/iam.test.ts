@@ -23,7 +23,10 @@ const BASE = [
 const EXPECTED_ACTIONS: Record<string, string[]> = {
   Schedulers: [],
   Components: [],
-  Dryrun: [],
+  // Workspace archives: whether one is uploaded (HeadObject needs GetObject, and ListBucket for a 404).
+  Dryrun: ['s3:GetObject', 's3:ListBucket'],
+  // Signs upload URLs: the URL's PUT is authorized as the function's s3:PutObject.
+  Workspaces: ['s3:GetObject', 's3:ListBucket', 's3:PutObject'],
   Run: [
     'dynamodb:DeleteItem',
     'dynamodb:GetItem',
@@ -36,6 +39,8 @@ const EXPECTED_ACTIONS: Record<string, string[]> = {
     'sagemaker:AddTags',
     'sagemaker:CreateTrainingJob',
     'sagemaker:DescribeTrainingJob',
+    's3:GetObject',
+    's3:ListBucket',
   ],
   List: ['dynamodb:Query'],
   Counts: ['dynamodb:Query'],
@@ -159,8 +164,11 @@ describe('TorchxServerless least privilege', () => {
     expect(resourcesFor(defaults, name, 'logs:CreateLogStream')).toEqual([own]);
   });
 
-  it('gives the functions that only read metadata (schedulers, components, dryrun) no table access', () => {
-    for (const name of ['Schedulers', 'Components', 'Dryrun']) {
+  it('gives the functions that only read metadata (schedulers, components, dryrun, workspaces) no table access', () => {
+    for (const name of ['Schedulers', 'Components', 'Dryrun', 'Workspaces']) {
+      expect(actionsOf(configured, name).filter((a) => a.startsWith('dynamodb:'))).toEqual([]);
+    }
+    for (const name of ['Schedulers', 'Components']) {
       expect(actionsOf(configured, name).filter((a) => !BASE.includes(a))).toEqual([]);
     }
   });

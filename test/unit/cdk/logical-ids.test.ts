@@ -45,6 +45,7 @@ const FUNCTION_LOG_GROUPS = [
   'AWS::Logs::LogGroup TxsSchedulersLogs2613C84D',
   'AWS::Logs::LogGroup TxsStateChangeLogs5163E8CD',
   'AWS::Logs::LogGroup TxsStatusLogsCD26AD2B',
+  'AWS::Logs::LogGroup TxsWorkspacesLogs61530791',
 ];
 
 describe('logical ids of stateful resources', () => {
@@ -56,6 +57,7 @@ describe('logical ids of stateful resources', () => {
         'AWS::DynamoDB::Table TxsAppsFF31C372',
         'AWS::Events::EventBus TxsEvents7138A38D',
         ...FUNCTION_LOG_GROUPS,
+        'AWS::S3::Bucket TxsWorkspaceArchivesA5D1D412',
         'AWS::SQS::Queue TxsOutboxUnpublishedChanges4A8577B1',
         'AWS::SQS::Queue TxsStateChangeDeadLetters12163B87',
       ].sort(),

@@ -458,7 +458,7 @@ describe('TorchxServerless alarms', () => {
 });
 
 describe('TorchxServerlessStack outputs', () => {
-  it('outputs the API URL, table, bus and the two dead-letter queues', () => {
+  it('outputs the API URL, table, bus, the two dead-letter queues and the workspace bucket', () => {
     const outputs = defaults.template.toJSON().Outputs as Record<string, { Value: unknown }>;
     expect(Object.keys(outputs).sort()).toEqual(
       [
@@ -468,6 +468,7 @@ describe('TorchxServerlessStack outputs', () => {
         'EventBusName',
         'OutboxDeadLetterQueueUrl',
         'TableName',
+        'WorkspaceBucketName',
       ].sort(),
     );
     expect(render(outputs.ApiUrl?.Value)).toMatch(

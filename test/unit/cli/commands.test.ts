@@ -52,7 +52,7 @@ describe('txs run', () => {
     });
     await txs(['run', '-cfg', 'cwd=/data,env=A:1', 'utils.echo'], memoryIO({ cwd: '/home/me/exp' }));
     expect(posted('/v1/apps')[1]?.body).toMatchObject({ cfg: { cwd: '/data', env: { A: '1' } } });
-    await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo'], io);
+    await txs(['run', '--workspace', '', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo'], io);
     expect(posted('/v1/apps')[2]?.body).toEqual(expect.objectContaining({ cfg: { queue: 'q' } }));
   });
 
@@ -108,7 +108,16 @@ describe('txs run', () => {
   });
 
   it('warns about a -cfg key that is not a run option with the closest name', async () => {
-    const typo = await txs(['run', '-s', 'aws_batch', '-cfg', 'queue=q,prioirty=1', 'utils.echo']);
+    const typo = await txs([
+      'run',
+      '--workspace',
+      '',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q,prioirty=1',
+      'utils.echo',
+    ]);
     expect(typo.err).toContain(
       'warning: `prioirty` is not a run option of aws_batch; ignoring it; did you mean `priority`?',
     );
@@ -127,7 +136,18 @@ describe('txs run', () => {
       files: { '/work/project/.txsconfig': '[aws_batch]\nqueue = from-file\npriority = 1\n' },
     });
     const { code, err } = await txs(
-      ['run', '-s', 'aws_batch', '-cfg', 'priority=7,colour=red', 'utils.echo', '-cfg', 'x'],
+      [
+        'run',
+        '--workspace',
+        '',
+        '-s',
+        'aws_batch',
+        '-cfg',
+        'priority=7,colour=red',
+        'utils.echo',
+        '-cfg',
+        'x',
+      ],
       io,
     );
     expect(code).toBe(ExitCode.OK);
@@ -141,8 +161,8 @@ describe('txs run', () => {
   });
 
   it('accepts TorchX’s --scheduler_args spelling and --cfg=…', async () => {
-    await txs(['run', '-s', 'aws_batch', '--scheduler_args', 'queue=a', 'utils.echo']);
-    await txs(['run', '-s', 'aws_batch', '-cfg=queue=b', 'utils.echo']);
+    await txs(['run', '--workspace', '', '-s', 'aws_batch', '--scheduler_args', 'queue=a', 'utils.echo']);
+    await txs(['run', '--workspace', '', '-s', 'aws_batch', '-cfg=queue=b', 'utils.echo']);
     expect(posted('/v1/apps').map((r) => (r.body as { cfg: unknown }).cfg)).toEqual([
       { queue: 'a' },
       { queue: 'b' },
@@ -152,6 +172,8 @@ describe('txs run', () => {
   it('sends -cfg alone as TorchX string forms in one request: no GET /v1/schedulers first', async () => {
     const { code } = await txs([
       'run',
+      '--workspace',
+      '',
       '-s',
       'aws_batch',
       '-cfg',
@@ -166,6 +188,8 @@ describe('txs run', () => {
   it('reports the API refusing a -cfg value of the wrong type, naming the option (exit 2)', async () => {
     const { code, err } = await txs([
       'run',
+      '--workspace',
+      '',
       '-s',
       'aws_batch',
       '-cfg',
@@ -186,14 +210,23 @@ describe('txs run', () => {
   });
 
   it('passes the server’s rejection of an unknown scheduler with -cfg through with exit 2', async () => {
-    const { code, err } = await txs(['run', '-s', 'slurm', '-cfg', 'partition=x', 'utils.echo']);
+    const { code, err } = await txs([
+      'run',
+      '--workspace',
+      '',
+      '-s',
+      'slurm',
+      '-cfg',
+      'partition=x',
+      'utils.echo',
+    ]);
     expect(code).toBe(ExitCode.USAGE);
     expect(err).toContain('error: Scheduler backend: slurm does not exist');
     expect(err).toContain('hint: `txs runopts` lists the schedulers');
   });
 
   it('passes the server’s rejection of an unknown scheduler through with exit 2', async () => {
-    const { code, err } = await txs(['run', '-s', 'slurm', 'utils.echo']);
+    const { code, err } = await txs(['run', '--workspace', '', '-s', 'slurm', 'utils.echo']);
     expect(code).toBe(ExitCode.USAGE);
     expect(err).toContain('error: Scheduler backend: slurm does not exist');
     expect(err).toContain('hint: `txs runopts` lists the schedulers');
@@ -203,7 +236,7 @@ describe('txs run', () => {
     const io = memoryIO({
       files: {
         '/home/user/.txsconfig':
-          '[cli:run]\nscheduler = aws_batch\nsession = exp1\ncomponent = utils.sh\n[aws_batch]\nqueue = q\n',
+          '[cli:run]\nscheduler = aws_batch\nsession = exp1\ncomponent = utils.sh\nworkspace =\n[aws_batch]\nqueue = q\n',
       },
     });
     const { code, out } = await txs(['run', '--', '--', 'true'], io);

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { ConfigError, readFunctionConfig } from '../../../functions/shared/config.js';
-import { ENV } from '../../../functions/shared/env-names.js';
+import { DEFAULT_WORKSPACE_DAYS, ENV } from '../../../functions/shared/env-names.js';
 
 const BASE = { [ENV.tableName]: 'apps' };
 
@@ -13,6 +13,7 @@ describe('readFunctionConfig', () => {
       batchQueues: [],
       slurm: { gpusPerNode: false },
       kubernetes: {},
+      workspaceDays: DEFAULT_WORKSPACE_DAYS,
     });
   });
 
@@ -27,6 +28,8 @@ describe('readFunctionConfig', () => {
         [ENV.retentionDays]: '30',
         [ENV.dynamoDbEndpoint]: 'http://127.0.0.1:8000',
         [ENV.localDataDir]: '/tmp/txs',
+        [ENV.workspaceBucket]: 'txs-workspaces-123',
+        [ENV.workspaceDays]: '14',
       }),
     ).toEqual({
       tableName: 'apps',
@@ -35,6 +38,8 @@ describe('readFunctionConfig', () => {
       sessionName: 'team-a',
       batchQueues: ['gpu', 'cpu'],
       retentionDays: 30,
+      workspaceBucket: 'txs-workspaces-123',
+      workspaceDays: 14,
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
       slurm: { gpusPerNode: false },
@@ -59,6 +64,7 @@ describe('readFunctionConfig', () => {
       schedulers: ['local_cwd'],
       sessionName: 'team-a',
       batchQueues: [],
+      workspaceDays: DEFAULT_WORKSPACE_DAYS,
       dynamoDbEndpoint: 'http://127.0.0.1:8000',
       localDataDir: '/tmp/txs',
       localReplicaUmask: 0o22,
@@ -75,6 +81,8 @@ describe('readFunctionConfig', () => {
         [ENV.schedulers]: 'aws_batch,no_such_scheduler',
         [ENV.sessionName]: 'has space',
         [ENV.dynamoDbEndpoint]: 'not a url',
+        [ENV.workspaceBucket]: 'Not_A_Bucket',
+        [ENV.workspaceDays]: '1',
       });
     expect(read).toThrow(ConfigError);
     const message = (() => {
@@ -90,6 +98,8 @@ describe('readFunctionConfig', () => {
     expect(message).toContain("unknown scheduler 'no_such_scheduler'");
     expect(message).toContain(`${ENV.sessionName}='has space'`);
     expect(message).toContain(`${ENV.dynamoDbEndpoint}='not a url' is not a URL`);
+    expect(message).toContain(`${ENV.workspaceBucket}='Not_A_Bucket' is not an S3 bucket name`);
+    expect(message).toContain(`${ENV.workspaceDays}='1' must be a whole number of days, at least 2`);
   });
 
   it('rejects a zero or fractional retention and local_cwd without a data directory', () => {

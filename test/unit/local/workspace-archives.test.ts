@@ -72,7 +72,7 @@ describe('WorkspaceArchives.resolve', () => {
 });
 
 describe('WorkspaceArchives.sweep', () => {
-  it('removes archives unused for the retention period, and keeps one a run or a HEAD just named', async () => {
+  it('removes archives unused for the retention period, and keeps one a run, a HEAD or an offer just named', async () => {
     const old = await upload('old');
     const usedAgain = await upload('used again');
     const recent = await upload('recent');
@@ -86,11 +86,16 @@ describe('WorkspaceArchives.sweep', () => {
     const asked = await upload('asked');
     await age(`${asked}.json`, 40);
     expect((await fetch(`${url}/v1/workspaces/${asked}`, { method: 'HEAD' })).status).toBe(200);
+    // So is POST /v1/workspaces finding it stored.
+    const offered = await upload('offered');
+    await age(`${offered}.json`, 40);
+    expect(await archives.holds(offered)).toBe(true);
     expect(archives.sweep()).toEqual([old]);
+    const kept = [usedAgain, recent, asked, offered];
     expect((await stored()).sort()).toEqual(
-      [usedAgain, recent, asked].flatMap((sha256) => [`${sha256}.tar.gz`, `${sha256}.json`]).sort(),
+      kept.flatMap((sha256) => [`${sha256}.tar.gz`, `${sha256}.json`]).sort(),
     );
-    expect(archives.sweep(Date.now() + 31 * DAY).sort()).toEqual([usedAgain, recent, asked].sort());
+    expect(archives.sweep(Date.now() + 31 * DAY).sort()).toEqual(kept.sort());
     expect(await stored()).toEqual([]);
   });
 

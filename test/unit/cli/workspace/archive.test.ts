@@ -340,6 +340,19 @@ describe('packWorkspace: the cache', () => {
     expect((await stat(join(cacheDir, 'archives'))).mode & 0o777).toBe(0o700);
   });
 
+  it('leaves its own cache out of a workspace that holds it (a run from the home directory), so no archive packs another', async () => {
+    const root = await settledTree();
+    const cacheDir = join(root, '.cache', 'txs', 'workspaces');
+    await packWorkspace(root, { cacheDir });
+    // The cache now exists inside the tree: its parents are packed (empty), its archives are not.
+    const second = await packWorkspace(root, { cacheDir });
+    const third = await packWorkspace(root, { cacheDir });
+    expect(third.sha256).toBe(second.sha256);
+    const names = await archiveNames(third.path);
+    expect(names).toContain('.cache/txs/');
+    expect(names.filter((name) => name.includes('workspaces'))).toEqual([]);
+  });
+
   it('packs again when a file changes even with its size and mtime put back', async () => {
     const root = await settledTree();
     const cacheDir = join(await tempDir(), 'cache');
