@@ -25,7 +25,7 @@ import { median, msSince, round } from './stats.js';
 export interface RunFigures {
   medianMs: Record<string, number>;
   samplesMs: Record<string, number[]>;
-  /** Requests the unchanged re-runs with a workspace made, by method (`PUT` would be an upload). */
+  /** Requests the unchanged re-runs with a workspace made, by method and path (a `PUT` would be an upload). */
   reRunRequests: Record<string, number>;
 }
 
@@ -53,7 +53,10 @@ export async function measureRuns(
   let counting = false;
   const reRunRequests: Record<string, number> = {};
   const proxy = await countingProxy(server.url, (req) => {
-    if (counting) reRunRequests[req.method ?? '?'] = (reRunRequests[req.method ?? '?'] ?? 0) + 1;
+    if (!counting) return;
+    // `PUT /v1/workspaces/<sha256>` as `PUT /v1/workspaces/…`: an upload, whatever the archive.
+    const route = `${req.method} ${(req.url ?? '').split('?')[0]?.replace(/[0-9a-f]{64}/, '…')}`;
+    reRunRequests[route] = (reRunRequests[route] ?? 0) + 1;
   });
   const samples: Record<string, number[]> = {
     'first run (pack + upload)': [],
@@ -167,11 +170,19 @@ export async function measureRuns(
     await server.close();
   }
   const medianMs = Object.fromEntries(Object.entries(samples).map(([name, v]) => [name, round(median(v))]));
-  medianMs['added by the workspace (re-run)'] = round(
-    (medianMs['re-run, unchanged workspace'] ?? 0) - (medianMs['same run, no workspace'] ?? 0),
+  // What the workspace adds: the median of the differences within each round (the two runs of a round ran
+  // one after the other, so load changes between rounds cancel out).
+  const added = (withIt: string, without: string) => {
+    const other = samples[without] ?? [];
+    return round(median((samples[withIt] ?? []).map((ms, i) => ms - (other[i] ?? Number.NaN))));
+  };
+  medianMs['added by the workspace (re-run)'] = added(
+    're-run, unchanged workspace',
+    'same run, no workspace',
   );
-  medianMs['added by the workspace (re-run --wait)'] = round(
-    (medianMs['re-run --wait, unchanged workspace'] ?? 0) - (medianMs['same run --wait, no workspace'] ?? 0),
+  medianMs['added by the workspace (re-run --wait)'] = added(
+    're-run --wait, unchanged workspace',
+    'same run --wait, no workspace',
   );
   return {
     medianMs,
