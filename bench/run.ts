@@ -38,6 +38,8 @@ const TARGETS = {
 };
 
 const started = Date.now();
+/** The machine's load when the run starts (other work on a shared machine moves every figure). */
+const loadAverageAtStart = loadavg().map((l) => round(l, 2));
 const results: Record<string, unknown> = {};
 const verdicts: { target: string; met: boolean; measured: string }[] = [];
 const out: string[] = [];
@@ -407,6 +409,7 @@ const machine = {
   node: process.version,
   cpus: cpus().length,
   cpuModel: cpus()[0]?.model ?? 'unknown',
+  loadAverageAtStart,
   loadAverageAtEnd: loadavg().map((l) => round(l, 2)),
 };
 const report = {

@@ -1,6 +1,9 @@
 /**
  * The scheduler table: each known scheduler's name → its module, imported the first time a request names it
- * (as TorchX's `DEFAULT_SCHEDULER_MODULES`). A module's `create` builds the scheduler from the clients and
+ * (as TorchX's `DEFAULT_SCHEDULER_MODULES`), except the deployment's default schedulers (aws_batch,
+ * aws_sagemaker), which come with the table: each dynamic import is a bundle entry that splits the code it
+ * shares with the handler into more chunks, and every file a cold start loads costs it (their SDK clients
+ * stay imported on first submit). A module's `create` builds the scheduler from the clients and
  * configuration it is given; the Planner (dry runs, scheduler descriptions) and the Runner of this process
  * are built over the table once per cold start.
  */
@@ -25,6 +28,8 @@ import {
   deploymentConfig,
   HOST_ACCESS_SETTINGS,
 } from '../shared/deployment-config.js';
+import * as awsBatch from './aws-batch.js';
+import * as awsSageMaker from './aws-sagemaker.js';
 
 /** What a scheduler module's `create` is given: built once per cold start, shared by every scheduler. */
 export interface SchedulerDeps {
@@ -52,8 +57,8 @@ export interface SchedulerModule {
 
 /** Every known scheduler's module (typed by the config's list, so none can be missing). */
 const SCHEDULER_MODULES: Readonly<Record<KnownScheduler, () => Promise<SchedulerModule>>> = {
-  aws_batch: () => import('./aws-batch.js'),
-  aws_sagemaker: () => import('./aws-sagemaker.js'),
+  aws_batch: async () => awsBatch,
+  aws_sagemaker: async () => awsSageMaker,
   local_cwd: () => import('./local-cwd.js'),
   slurm: () => import('./slurm.js'),
   local_docker: () => import('./local-docker.js'),

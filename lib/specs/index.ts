@@ -18,6 +18,7 @@ export * from './errors.js';
 export * from './fnmatch.js';
 export * from './host-access.js';
 export * from './ids.js';
+export * from './limits.js';
 export * from './macros.js';
 export * from './named-resources.js';
 export * from './names.js';

@@ -19,6 +19,15 @@ import {
 } from './app-def.js';
 import { SESSION_NAME_PATTERN, SESSION_NAME_RULE } from './app-handle.js';
 import { type FieldIssue, ValidationError } from './errors.js';
+import {
+  MAX_LIST_ITEMS,
+  MAX_METADATA_DEPTH,
+  MAX_NAME_LENGTH,
+  MAX_NUMBER_MAGNITUDE,
+  MAX_REPLICAS,
+  MAX_STRING_LENGTH,
+  MIN_NUMBER_MAGNITUDE,
+} from './limits.js';
 import { namedResource } from './named-resources.js';
 import { escapeUnsafeCharacters, hasUnsafeNameCharacters, UNSAFE_NAME_MESSAGE } from './names.js';
 import type { Cfg } from './run-opts.js';
@@ -26,24 +35,6 @@ import { WORKSPACE_SHA256_PATTERN } from './workspaces.js';
 
 // Only the English locale: `z.locales.en()` would pull every locale (~250 KB) into each bundle.
 z.config(en());
-
-/** Longest string accepted in any field (args, env values, …). */
-export const MAX_STRING_LENGTH = 65_536;
-/** Longest name (app, role, image, entrypoint). */
-export const MAX_NAME_LENGTH = 1_024;
-/** Most items in any list (roles, args, mounts). */
-export const MAX_LIST_ITEMS = 4_096;
-/** Deepest nesting accepted in role metadata. */
-export const MAX_METADATA_DEPTH = 8;
-/**
- * Most replicas of one role, in an AppDef and in every component argument that makes replicas (`-j`,
- * `--num_replicas`): an app past it cannot be planned in bounded time or stored in one record.
- */
-export const MAX_REPLICAS = 10_000;
-/** Smallest magnitude of a non-zero number DynamoDB stores (its documented range). */
-export const MIN_NUMBER_MAGNITUDE = 1e-130;
-/** Every number DynamoDB stores has a magnitude below this. */
-export const MAX_NUMBER_MAGNITUDE = 1e126;
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { APP_STATES, type AppState } from '../../lib/specs/app-state.js';
-import { MAX_REPLICAS } from '../../lib/specs/schema.js';
+import { MAX_REPLICAS } from '../../lib/specs/limits.js';
 import { MAX_REPLICA_TEXT_BYTES, truncateErrorDocument } from '../../lib/store/bounds.js';
 
 /** Strings a hostile server or job would send to a terminal or a page. */

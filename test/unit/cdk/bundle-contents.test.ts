@@ -113,13 +113,22 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
       // brought the retry middleware and the protocols into every function's static imports).
       expect(matching(loads, /node_modules\/@smithy\//), name).toEqual([]);
     }
-    expect(matching(importLoads('OpenApi'), /node_modules\/zod\//)).toEqual([]);
-    // A dry run loads the scheduler's module, which loads its SDK only to submit.
+    // Nor zod where no body or query is parsed: the input bounds the components and the Planner check
+    // (lib/specs/limits.ts) are plain constants, apart from the schemas.
+    for (const name of ['OpenApi', 'Components', 'Schedulers']) {
+      expect(matching(importLoads(name), /node_modules\/zod\//), name).toEqual([]);
+    }
+    // A dry run loads the default schedulers' modules with the handler (above: no SDK); each loads its SDK
+    // clients only to submit.
     for (const name of ['Dryrun', 'Schedulers']) {
-      for (const module of ['functions/schedulers/aws-batch.ts', 'functions/schedulers/aws-sagemaker.ts']) {
-        const loads = chunkLoads(name, module);
-        expect(matching(loads, SDK_CLIENT), `${name} ${module}`).toEqual([]);
-        expect(matching(loads, /node_modules\/@smithy\//), `${name} ${module}`).toEqual([]);
+      const loads = importLoads(name);
+      expect(loads, name).toContain('functions/schedulers/aws-batch.ts');
+      expect(loads, name).toContain('functions/schedulers/aws-sagemaker.ts');
+      for (const module of [
+        'functions/schedulers/aws-batch-clients.ts',
+        'functions/schedulers/aws-sagemaker-clients.ts',
+      ]) {
+        expect(matching(chunkLoads(name, module), SDK_CLIENT).length, `${name} ${module}`).toBeGreaterThan(0);
       }
     }
   });
@@ -152,14 +161,17 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
         matching(loads, SDK_CLIENT).map((m) => m.slice(m.lastIndexOf('/') + 1)),
         name,
       ).toEqual(['DynamoDBClient.js']);
+      // The default schedulers' translation comes with the handler; their clients and the other schedulers
+      // when a request names them.
+      expect(loads, name).toContain('lib/schedulers/aws-batch/translator.ts');
       expect(
         matching(
           loads,
-          /^lib\/schedulers\/(aws-(batch|sagemaker)\/(scheduler|translator|translate)\.ts|local-cwd|slurm|kubernetes|lsf|local-docker)/,
+          /^lib\/schedulers\/(aws-(batch|sagemaker)\/scheduler\.ts|local-cwd|slurm|kubernetes|lsf|local-docker)/,
         ),
         name,
       ).toEqual([]);
-      const batch = requestLoads(name, 'functions/schedulers/aws-batch.ts');
+      const batch = requestLoads(name, 'functions/schedulers/aws-batch-clients.ts');
       expect(matching(batch, /(Batch|SageMaker)Client\.js$/), name).toEqual([
         expect.stringMatching(/BatchClient\.js$/),
       ]);
