@@ -16,7 +16,8 @@ export const handler = apiHandler({ operation: 'Run', body: true }, async (req, 
   const { 'Idempotency-Key': key } = parseParams(HEADERS.Run, (name) => req.header(name.toLowerCase()), {
     keepEmpty: true,
   });
-  const { request, workspace } = await withWorkspace(parseRunRequest(req.body), req.owner, key);
+  const request = parseRunRequest(req.body);
+  const { workspace } = await withWorkspace(request, req.owner);
   // Answer before API Gateway's 29 s limit: a submission still in flight at the deadline answers 503
   // SubmissionOutcomeUnknown with the handle. The idempotency lease ends when Lambda stops this invocation.
   const now = Date.now();

@@ -58,13 +58,13 @@ export interface LocalModeHooks {
    */
   recordChanges?: RecordChanges;
   /**
-   * The server's workspace archives (local mode): `prepare` unpacks the archive `sha256` for one run (the
-   * same `runKey` gives the same copy) or throws a ValidationError naming `workspace.sha256`. Without it (the
-   * deployed stack) a run request with a workspace is refused.
+   * The server's workspace archives (local mode): `resolve` gives the stored archive `sha256` as a run's
+   * workspace (local_cwd unpacks it as the app starts) or throws a ValidationError naming
+   * `workspace.sha256`. Without it (the deployed stack) a run request with a workspace is refused.
    */
   workspaces?: {
-    prepare(sha256: string, runKey: string): Promise<JobWorkspace & { dir: string }>;
-    /** Whether the archive `sha256` is stored (`POST /v1/workspaces`). */
+    resolve(sha256: string): JobWorkspace;
+    /** Whether the archive `sha256` is stored (`POST /v1/workspaces`); marks it used when it is. */
     holds(sha256: string): Promise<boolean>;
   };
 }

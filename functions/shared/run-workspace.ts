@@ -1,11 +1,11 @@
 /**
- * A run request's workspace (`workspace: {sha256}`). The local server unpacks a fresh copy of the archive
- * for the run, and the replicas start there (`cfg.cwd`); a deployed stack resolves it to the caller's archive
- * in its workspace bucket (`workspace-bucket.ts`), which the job fetches.
+ * A run request's workspace (`workspace: {sha256}`). The local server resolves it to its stored archive,
+ * which local_cwd unpacks into the run's own directory as the app starts (off the request's path) and the
+ * other local-archive schedulers use as they are; a deployed stack resolves it to the caller's archive in its
+ * workspace bucket (`workspace-bucket.ts`), which the job fetches.
  *
  * @module
  */
-import { createHash, randomUUID } from 'node:crypto';
 import {
   type JobWorkspace,
   type RunRequest,
@@ -16,38 +16,22 @@ import { localModeHooks } from './container.js';
 import type { WorkspaceBucket } from './workspace-bucket.js';
 
 /**
- * `request` with its workspace unpacked and set as the replicas' working directory, and the workspace to
- * record; `request` itself when it names none. A retry with the same Idempotency-Key gets the same copy (so
- * the same request, as the key's check requires).
+ * The workspace `request` names, resolved to where its archive is (undefined when it names none).
  *
  * @throws ValidationError (nothing recorded) when the scheduler cannot take a workspace, this server keeps
- *   no workspaces, `cfg.cwd` is given too, or the archive is unknown or unsafe.
+ *   no workspaces, or the archive is unknown.
  */
 export async function withWorkspace(
   request: RunRequest,
   owner: string,
-  idempotencyKey: string | undefined,
-): Promise<{ request: RunRequest; workspace?: JobWorkspace }> {
+): Promise<{ workspace?: JobWorkspace }> {
   const ref = request.workspace;
-  if (ref === undefined) return { request };
+  if (ref === undefined) return {};
   checkWorkspaceScheduler(request.scheduler);
   const archives = localModeHooks().workspaces;
-  if (archives === undefined) {
-    return { request, workspace: await (await requireBucket()).resolve(owner, ref.sha256) };
-  }
-  const cwd = request.cfg.cwd;
-  if (cwd !== undefined && cwd !== null) {
-    throw ValidationError.forField(
-      'cfg.cwd',
-      'the replicas start in the workspace; give either cfg.cwd or a workspace, not both',
-    );
-  }
-  const runKey =
-    idempotencyKey === undefined
-      ? randomUUID()
-      : `${createHash('sha256').update(`${owner}\n${idempotencyKey}`).digest('hex').slice(0, 32)}-${ref.sha256.slice(0, 16)}`;
-  const { dir, ...workspace } = await archives.prepare(ref.sha256, runKey);
-  return { request: { ...request, cfg: { ...request.cfg, cwd: dir } }, workspace };
+  // The local server: its stored archive, marked as used (local_cwd makes the run's copy as the app starts).
+  if (archives !== undefined) return { workspace: archives.resolve(ref.sha256) };
+  return { workspace: await (await requireBucket()).resolve(owner, ref.sha256) };
 }
 
 /**

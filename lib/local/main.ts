@@ -2,7 +2,7 @@
  * `npm start`: runs the local API until interrupted. Environment: PORT (default 8080), TXS_DATA_DIR
  * (default .txs-data), TXS_IN_MEMORY=1 to keep nothing on disk, TXS_VERBOSE=1 for the handlers' JSON logs,
  * TXS_LOCAL_TOKEN_FILE (default ~/.txs/local/<port>.token) for the access token (the server's own socket,
- * `<port>.sock`, is beside it).
+ * `<port>.sock`, is beside it), TXS_WORKSPACE_RETENTION_DAYS (default 30) for unused workspace archives.
  */
 
 // Before any AWS SDK or Powertools module loads: quiet the SDK's Node 20 notice, and keep the handlers'

@@ -32,7 +32,7 @@ import { RecordCache } from './record-cache.js';
 import { ensureRecordTable } from './record-table.js';
 import { RecordWatch } from './record-watch.js';
 import { startTimers } from './timers.js';
-import { WorkspaceArchives } from './workspace-archives.js';
+import { archivesInUse, DEFAULT_WORKSPACE_RETENTION_DAYS, WorkspaceArchives } from './workspace-archives.js';
 
 /** Options of {@link startLocalServer}. */
 export interface LocalServerOptions {
@@ -65,6 +65,11 @@ export interface LocalServerOptions {
   tokenFile?: string;
   /** Reads `/proc/net/tcp{,6}` to find a client's OS user; injectable for tests. */
   readProcNet?: ProcNetReader;
+  /**
+   * Days a workspace archive is kept after its last use (a `HEAD`, an upload or a run naming it); default `$TXS_WORKSPACE_RETENTION_DAYS`,
+   * else 30 (docs/workspaces.md).
+   */
+  workspaceRetentionDays?: number;
 }
 
 /** A running local server. */
@@ -194,7 +199,11 @@ async function serve(
   const bus = new LocalEventBus((event: unknown) => stateChange.handleStateChange(event));
   // Every committed record write wakes the status requests waiting for that record (`?waitFor=`).
   const watch = new RecordWatch();
-  const workspaces = new WorkspaceArchives(dataDir);
+  const workspaces = new WorkspaceArchives(
+    dataDir,
+    options.workspaceRetentionDays ??
+      Number(process.env.TXS_WORKSPACE_RETENTION_DAYS || DEFAULT_WORKSPACE_RETENTION_DAYS),
+  );
   configureLocalMode({
     settings: {
       tableName: LOCAL_TABLE_NAME,
@@ -238,6 +247,13 @@ async function serve(
   });
   await recoverLocalApps();
   await bus.idle();
+  // Unused workspace archives go once the records are recovered (never one a live app names).
+  undo.push(
+    workspaces.startSweeping(
+      () => archivesInUse(runnerStore(), options.schedulers ?? LOCAL_SCHEDULERS),
+      (error) => console.error('workspace sweep:', error),
+    ),
+  );
 
   const port = options.port ?? Number(process.env.PORT ?? 8080);
   await new Promise<void>((ok, fail) => {

@@ -1,35 +1,50 @@
 /**
  * The local server's workspace archives: `HEAD` / `PUT /v1/workspaces/{sha256}` store each archive once,
- * under its SHA-256, in the server's private data directory; a run that names one gets a fresh unpacked copy
- * of it. Bodies are streamed to disk (never through the JSON handlers), checked against the hash and length
- * they were announced with, and renamed into place only when both match, so a stored archive is always whole
- * and is what its name says.
+ * under its SHA-256, in the server's private data directory, checked once as it is stored (every entry safe
+ * to unpack; its index written beside it); a run that names one gets it as its {@link JobWorkspace}, which
+ * local_cwd unpacks into the run's own directory as the app starts. Bodies are streamed to disk (never
+ * through the JSON handlers), checked against the hash and length they were announced with, and renamed
+ * into place only when both match and the check passed, so a stored archive is always whole, safe, indexed
+ * and what its name says. Archives unused for the retention period are removed ({@link WorkspaceArchives.sweep}).
  *
  * @module
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createWriteStream, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import type { AppRecordStore } from '../runner/index.js';
+import {
+  checkWorkspaceArchive,
+  readWorkspaceIndex,
+  UnsafeArchiveError,
+  type WorkspaceIndex,
+  workspaceIndexPath,
+} from '../schedulers/local-cwd/workspace-unpack.js';
 import {
   type JobWorkspace,
   MAX_WORKSPACE_ARCHIVE_BYTES,
   ValidationError,
+  WORKSPACE_SCHEDULERS,
   WORKSPACE_SHA256_PATTERN,
 } from '../specs/index.js';
 import { sendJson } from './lambda-bridge.js';
-import { extractWorkspace, UnsafeArchiveError } from './workspace-extract.js';
+
+/** Days an archive is kept after its last use (a `HEAD`, an upload or a run naming it), by default. */
+export const DEFAULT_WORKSPACE_RETENTION_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+
+/** Names of uploads in progress (and of what a crash left of one) in the archives directory. */
+const TEMP_PREFIX = '.upload-';
+
+/** Age after which a temporary file no upload of this server owns is a crash's leftover. */
+const LEFTOVER_AGE_MS = DAY_MS;
 
 const ROUTE = /^\/v1\/workspaces\/([^/]*)$/;
-
-/** A workspace unpacked for one run: where, and what it is. */
-export interface PreparedWorkspace extends JobWorkspace {
-  /** The directory the replicas start in. */
-  dir: string;
-}
 
 function refuse(res: ServerResponse, status: number, code: string, path: string, message: string): void {
   sendJson(res, status, { error: { code, message: `${path}: ${message}`, details: [{ path, message }] } });
@@ -38,11 +53,22 @@ function refuse(res: ServerResponse, status: number, code: string, path: string,
 /** The archives of one local server, in `<dataDir>/workspaces/`. */
 export class WorkspaceArchives {
   private readonly archives: string;
-  private readonly runs: string;
+  private readonly retentionMs: number;
+  /** Temporary files of the uploads in progress. */
+  private readonly inFlight = new Set<string>();
 
-  constructor(dataDir: string) {
+  /**
+   * @param retentionDays days an archive is kept after its last use: a `HEAD`, an upload or a run naming it (default
+   *   {@link DEFAULT_WORKSPACE_RETENTION_DAYS}); a positive number.
+   */
+  constructor(dataDir: string, retentionDays: number = DEFAULT_WORKSPACE_RETENTION_DAYS) {
+    if (!(retentionDays > 0)) {
+      throw new RangeError(
+        `the workspace retention (TXS_WORKSPACE_RETENTION_DAYS) must be a positive number of days, not ${retentionDays}`,
+      );
+    }
     this.archives = join(dataDir, 'workspaces', 'archives');
-    this.runs = join(dataDir, 'workspaces', 'runs');
+    this.retentionMs = retentionDays * DAY_MS;
   }
 
   private archivePath(sha256: string): string {
@@ -68,7 +94,7 @@ export class WorkspaceArchives {
       );
     } else if (req.method === 'HEAD') {
       req.resume();
-      const size = await this.sizeOf(sha256);
+      const size = this.markUsed(sha256)?.size;
       res.writeHead(size === undefined ? 404 : 200, size === undefined ? {} : { 'x-workspace-size': size });
       res.end();
     } else if (req.method === 'PUT') {
@@ -85,18 +111,27 @@ export class WorkspaceArchives {
     return true;
   }
 
-  /** Whether the server holds the archive `sha256` (`POST /v1/workspaces` answers `stored: true`). */
+  /**
+   * Whether the server holds the archive `sha256` (`POST /v1/workspaces` answers `stored: true`); marks it
+   * used when it does, as a client about to run asks.
+   */
   async holds(sha256: string): Promise<boolean> {
-    return (await this.sizeOf(sha256)) !== undefined;
+    return this.markUsed(sha256) !== undefined;
   }
 
-  /** Bytes of the stored archive, or undefined when there is none. */
-  private async sizeOf(sha256: string): Promise<number | undefined> {
-    try {
-      return (await stat(this.archivePath(sha256))).size;
-    } catch {
-      return undefined;
-    }
+  /**
+   * The stored archive `sha256` (its size and index), marked as used now: its index's mtime, what
+   * {@link sweep} counts from. Undefined when there is none, or it has no index (stored unchecked by an
+   * earlier version). Synchronous, so no sweep of this process runs between the look and the mark.
+   */
+  private markUsed(sha256: string): { size: number; index: WorkspaceIndex } | undefined {
+    const archive = this.archivePath(sha256);
+    const index = readWorkspaceIndex(archive);
+    const size = index === undefined ? undefined : sizeOfSync(archive);
+    if (index === undefined || size === undefined) return undefined;
+    const now = new Date();
+    utimesSync(workspaceIndexPath(archive), now, now);
+    return { size, index };
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse, sha256: string): Promise<void> {
@@ -117,14 +152,18 @@ export class WorkspaceArchives {
       );
       return;
     }
-    if ((await this.sizeOf(sha256)) !== undefined) {
+    if (this.markUsed(sha256) !== undefined) {
       req.resume();
       res.writeHead(204);
       res.end();
       return;
     }
     await mkdir(this.archives, { recursive: true, mode: 0o700 });
-    const temp = join(this.archives, `.upload-${randomBytes(8).toString('hex')}`);
+    const tempName = `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`;
+    const temp = join(this.archives, tempName);
+    const tempIndex = `${temp}.json`;
+    this.inFlight.add(tempName);
+    this.inFlight.add(`${tempName}.json`);
     const hash = createHash('sha256');
     let received = 0;
     const counting = new Transform({
@@ -153,71 +192,158 @@ export class WorkspaceArchives {
         );
         return;
       }
-      await rename(temp, this.archivePath(sha256));
+      // Checked once, here: a run then needs only the index (no read of the archive before it answers).
+      const index = await checkWorkspaceArchive(temp);
+      await writeFile(tempIndex, JSON.stringify(index), { flag: 'wx', mode: 0o600 });
+      // The index first: an archive under its final name always has its index beside it.
+      const archive = this.archivePath(sha256);
+      await rename(tempIndex, workspaceIndexPath(archive));
+      await rename(temp, archive);
       res.writeHead(201, { location: `/v1/workspaces/${sha256}` });
       res.end();
     } catch (error) {
-      await rm(temp, { force: true });
-      if (!res.headersSent) {
+      await Promise.all([rm(temp, { force: true }), rm(tempIndex, { force: true })]);
+      if (res.headersSent) return;
+      if (error instanceof UnsafeArchiveError) {
+        refuse(
+          res,
+          400,
+          'ValidationFailed',
+          'body',
+          `the archive cannot be unpacked safely: ${error.message}; pack the directory with txs run --workspace`,
+        );
+      } else {
         refuse(res, 400, 'ChecksumMismatch', 'checksum', `the upload failed: ${(error as Error).message}`);
       }
+    } finally {
+      this.inFlight.delete(tempName);
+      this.inFlight.delete(`${tempName}.json`);
     }
   }
 
   /**
-   * A fresh unpacked copy of the archive `sha256` for one run, in a directory named by `runKey` (the same
-   * key gives the same directory, unpacked once: an idempotent retry finds its run's copy).
+   * The stored archive `sha256` as a run's workspace, marked as used now (as `HEAD` and `PUT` of it do).
    *
-   * @throws ValidationError naming `workspace.sha256` when no such archive is stored, or it cannot be unpacked safely.
+   * @throws ValidationError naming `workspace.sha256` when no such archive is stored.
    */
-  async prepare(sha256: string, runKey: string): Promise<PreparedWorkspace> {
-    const size = await this.sizeOf(sha256);
-    if (size === undefined) {
+  resolve(sha256: string): JobWorkspace {
+    const stored = this.markUsed(sha256);
+    if (stored === undefined) {
       throw ValidationError.forField(
         'workspace.sha256',
         `no workspace archive ${sha256} on this server; upload it first with PUT /v1/workspaces/${sha256} (txs run --workspace does)`,
       );
     }
-    const dir = join(this.runs, runKey);
-    // `<runKey>.json` (what the copy holds) is written before the copy is renamed into place: a directory
-    // there is always whole, with its description beside it.
-    const described = join(this.runs, `${runKey}.json`);
-    await mkdir(this.runs, { recursive: true, mode: 0o700 });
-    if (await exists(dir)) {
-      const { fileCount } = JSON.parse(await readFile(described, 'utf8')) as { fileCount: number };
-      return { sha256, size, fileCount, archive: this.archivePath(sha256), dir };
-    }
-    const temp = join(this.runs, `.unpack-${randomBytes(8).toString('hex')}`);
+    return {
+      sha256,
+      size: stored.size,
+      fileCount: stored.index.fileCount,
+      archive: this.archivePath(sha256),
+    };
+  }
+
+  /**
+   * Removes the archives not used (`HEAD`, upload, run) for the retention period (and their indexes), and
+   * what crashed uploads left behind a day ago or more. An upload in flight and an archive in `inUse` (named
+   * by an app that has not ended) are never touched. Synchronous: nothing of this process runs between the
+   * look at an archive and its removal.
+   *
+   * @returns the SHA-256 of each archive removed.
+   */
+  sweep(now: number = Date.now(), inUse: ReadonlySet<string> = new Set()): string[] {
+    let names: string[];
     try {
-      const { fileCount } = await extractWorkspace(this.archivePath(sha256), temp);
-      await writeFile(described, JSON.stringify({ sha256, fileCount }), { mode: 0o600 });
-      try {
-        await rename(temp, dir);
-      } catch (error) {
-        // A concurrent retry of the same request put its copy there first: the same archive, so use it.
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw error;
-        await rm(temp, { recursive: true, force: true });
-      }
-      return { sha256, size, fileCount, archive: this.archivePath(sha256), dir };
-    } catch (error) {
-      await rm(temp, { recursive: true, force: true });
-      if (error instanceof UnsafeArchiveError) {
-        throw ValidationError.forField(
-          'workspace.sha256',
-          `archive ${sha256} cannot be unpacked: ${error.message}; pack it with txs run --workspace`,
-        );
-      }
-      throw error;
+      names = readdirSync(this.archives);
+    } catch {
+      return [];
     }
+    const removed: string[] = [];
+    const cutoff = now - this.retentionMs;
+    for (const name of names) {
+      const path = join(this.archives, name);
+      const modified = mtimeOfSync(path);
+      if (modified === undefined) continue;
+      if (name.startsWith(TEMP_PREFIX)) {
+        if (!this.inFlight.has(name) && modified < now - LEFTOVER_AGE_MS) rmSync(path, { force: true });
+        continue;
+      }
+      const match = /^([0-9a-f]{64})\.tar\.gz$/.exec(name);
+      if (match !== null) {
+        const indexPath = workspaceIndexPath(path);
+        if ((mtimeOfSync(indexPath) ?? modified) >= cutoff || inUse.has(match[1] as string)) continue;
+        rmSync(path, { force: true });
+        rmSync(indexPath, { force: true });
+        removed.push(match[1] as string);
+      } else if (name.endsWith('.json') && modified < cutoff) {
+        // An index whose archive is gone (a crash between the two renames of a PUT).
+        if (mtimeOfSync(path.replace(/\.json$/, '.tar.gz')) === undefined) rmSync(path, { force: true });
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * Sweeps now and then every `everyMs` (default an hour) until the returned function is called, keeping
+   * the archives `inUse` names (asked before each sweep; an app created meanwhile has just marked its
+   * archive used). A failed sweep goes to `onError` and the next one tries again.
+   */
+  startSweeping(
+    inUse: () => Promise<ReadonlySet<string>>,
+    onError: (error: unknown) => void,
+    everyMs = 3_600_000,
+  ): () => void {
+    let stopped = false;
+    const run = () => {
+      inUse()
+        .then((names) => {
+          if (!stopped) this.sweep(Date.now(), names);
+        })
+        .catch((error: unknown) => {
+          if (!stopped) onError(error);
+        });
+    };
+    run();
+    const timer = setInterval(run, everyMs);
+    timer.unref();
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+    };
   }
 }
 
-async function exists(path: string): Promise<boolean> {
+function sizeOfSync(path: string): number | undefined {
   try {
-    await stat(path);
-    return true;
+    return statSync(path).size;
   } catch {
-    return false;
+    return undefined;
   }
+}
+
+function mtimeOfSync(path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The archives named by the apps that have not ended on `schedulers` (those that take a workspace): a
+ * `local_docker` container may restart from its archive long after the run named it.
+ */
+export async function archivesInUse(
+  store: Pick<AppRecordStore, 'listActive'>,
+  schedulers: readonly string[],
+): Promise<Set<string>> {
+  const names = new Set<string>();
+  for (const scheduler of schedulers.filter((name) => WORKSPACE_SCHEDULERS.includes(name))) {
+    let nextToken: string | undefined;
+    do {
+      const page = await store.listActive(scheduler, 100, nextToken);
+      for (const record of page.records) if (record.workspace) names.add(record.workspace.sha256);
+      nextToken = page.nextToken;
+    } while (nextToken !== undefined);
+  }
+  return names;
 }

@@ -11,6 +11,7 @@ import { ExitCode } from '../../lib/cli/index.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { validateResponses } from '../helpers/openapi-validator.js';
 import { runTxs } from '../helpers/real-time-cli.js';
+import { tarGzOf } from '../helpers/workspace-archives.js';
 
 let server: LocalServer;
 let dataDir: string;
@@ -83,6 +84,14 @@ function api(
   });
 }
 
+/** Uploads `body` as a workspace archive; returns its SHA-256. */
+async function upload(body: Buffer): Promise<string> {
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  const answer = await api('PUT', `/v1/workspaces/${sha256}`, { body });
+  expect(answer.status).toBe(201);
+  return sha256;
+}
+
 /** The archives the server holds. */
 async function storedArchives(): Promise<string[]> {
   return readdir(join(server.dataDir, 'workspaces', 'archives')).catch(() => []);
@@ -109,6 +118,8 @@ describe('txs run --workspace (local_cwd)', () => {
     };
     expect(app.workspace.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(app.workspace.fileCount).toBe(1);
+    // The run's copy is the server's business: cfg.cwd is not set to it, and no path names it.
+    expect(described.out).not.toMatch(/workspaces\//);
     expect(await storedArchives()).toContain(`${app.workspace.sha256}.tar.gz`);
     expect((await txs('describe', handle)).out).toContain(`# workspace: ${app.workspace.sha256} (1 file,`);
     expect((await txs('status', handle)).out).toContain(`workspace: ${app.workspace.sha256}`);
@@ -288,6 +299,57 @@ describe('PUT /v1/workspaces/{sha256}', () => {
   });
 });
 
+describe('PUT /v1/workspaces/{sha256} of an unsafe archive', () => {
+  it('refuses an archive with an entry that would land outside its directory, with 400 naming the body, and stores nothing', async () => {
+    const body = await tarGzOf([{ name: 'escape', type: 'symlink', linkname: '../../outside' }]);
+    const sha256 = createHash('sha256').update(body).digest('hex');
+    const answer = await api('PUT', `/v1/workspaces/${sha256}`, { body });
+    expect(answer.status).toBe(400);
+    const error = ((await answer.json()) as { error: { message: string; details: Array<{ path: string }> } })
+      .error;
+    expect(error.details[0]?.path).toBe('body');
+    expect(error.message).toContain('symlink escape points out of the workspace');
+    expect((await api('HEAD', `/v1/workspaces/${sha256}`)).status).toBe(404);
+    expect(await storedArchives()).not.toContain(`${sha256}.tar.gz`);
+  });
+});
+
+describe('POST /v1/apps with a workspace and an Idempotency-Key', () => {
+  it('gives a retry the app (and so the copy) of the first attempt', async () => {
+    const sha256 = await upload(await tarGzOf([{ name: 'run.sh', body: 'echo retried\n', mode: 0o755 }]));
+    const post = () =>
+      api('POST', '/v1/apps', {
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'workspace-retry-1' },
+        body: JSON.stringify({
+          scheduler: 'local_cwd',
+          app: {
+            name: 'retried',
+            roles: [{ name: 'main', image: '.', entrypoint: 'sh', args: ['run.sh'] }],
+          },
+          workspace: { sha256 },
+        }),
+      });
+    const first = await post();
+    expect(first.status, await first.clone().text()).toBe(201);
+    const again = await post();
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const { appId } = (await first.json()) as { appId: string };
+    expect(((await again.json()) as { appId: string }).appId).toBe(appId);
+    let state = '';
+    for (let i = 0; i < 200 && state !== 'SUCCEEDED'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+      const got = (await (await api('GET', `/v1/apps/local_cwd/${appId}`)).json()) as {
+        status: { state: string };
+      };
+      state = got.status.state;
+    }
+    expect(state).toBe('SUCCEEDED');
+    const copies = await readdir(join(server.dataDir, 'local_cwd', '.workspaces'));
+    expect(copies.filter((name) => name.startsWith('retried-'))).toEqual([appId]);
+  });
+});
+
 describe('PUT /v1/workspaces/{sha256} without a length', () => {
   it('answers 411 naming Content-Length to a chunked body, and stores nothing', async () => {
     const before = await storedArchives();
@@ -332,13 +394,14 @@ describe('POST /v1/apps with a workspace', () => {
   });
 
   it('refuses cfg.cwd together with a workspace, naming cfg.cwd', async () => {
+    const sha256 = await upload(await tarGzOf([{ name: 'a.txt', body: 'a' }]));
     const answer = await api('POST', '/v1/apps', {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         scheduler: 'local_cwd',
         component: 'utils.echo',
         cfg: { cwd: dataDir },
-        workspace: { sha256: 'c'.repeat(64) },
+        workspace: { sha256 },
       }),
     });
     expect(answer.status).toBe(400);

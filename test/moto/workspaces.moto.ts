@@ -140,7 +140,7 @@ describe('workspace archives in S3 (moto)', () => {
   });
 
   it('resolves a run’s workspace through HeadObject to the owner’s s3:// archive', async () => {
-    const { workspace } = await withWorkspace(runRequest(), ALICE_OWNER, 'moto-key-1');
+    const { workspace } = await withWorkspace(runRequest(), ALICE_OWNER);
     expect(workspace).toEqual({
       sha256,
       size: bytes.length,
@@ -153,7 +153,7 @@ describe('workspace archives in S3 (moto)', () => {
     const bob = await offer(BOB);
     expect(bob.stored).toBe(false);
     expect(bob.upload?.url).toContain(archiveKey(BOB_OWNER, sha256));
-    const refused = await withWorkspace(runRequest(), BOB_OWNER, 'moto-key-2').catch((e: unknown) => e);
+    const refused = await withWorkspace(runRequest(), BOB_OWNER).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).issues[0]?.path).toBe('workspace.sha256');
   });

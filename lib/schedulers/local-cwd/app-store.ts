@@ -12,7 +12,7 @@ import type { AppDef, AppState, Cfg } from '../../specs/index.js';
 import { isSafePathSegment } from '../app-ids.js';
 import { SchedulerError } from '../errors.js';
 import type { ProcessRef } from './processes.js';
-import type { LocalCwdRequest } from './translate.js';
+import { type LocalCwdRequest, WORKSPACE_COPIES_DIR } from './translate.js';
 
 export { isSafePathSegment };
 
@@ -121,7 +121,7 @@ export async function readAppRecord(dataDir: string, appId: string): Promise<Loc
   return record as LocalAppRecord;
 }
 
-/** Ids of every directory under `dataDir` that holds an app record (unsorted). */
+/** Ids of every directory under `dataDir` that may hold an app record (unsorted; not the workspace copies). */
 export async function listAppIds(dataDir: string): Promise<string[]> {
   let entries: Dirent[];
   try {
@@ -130,7 +130,9 @@ export async function listAppIds(dataDir: string): Promise<string[]> {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  return entries.filter((e) => e.isDirectory() && isSafePathSegment(e.name)).map((e) => e.name);
+  return entries
+    .filter((e) => e.isDirectory() && isSafePathSegment(e.name) && e.name !== WORKSPACE_COPIES_DIR)
+    .map((e) => e.name);
 }
 
 /** Removes an app's directory (record and logs). */

@@ -41,18 +41,27 @@ export type LocalStateChange = AppStateTransition & { appId: string };
 
 /**
  * What a local app waits for or why it ended, and only that: `starting N replicas` while SUBMITTED (since
- * it was created); the end reason of a finished app (since it finished). Undefined while it runs, and for a
- * finished app without a reason.
+ * it was created), preceded by `unpacking its workspace (F files), then` until its workspace copy is made;
+ * the end reason of a finished app (since it finished). Undefined while it runs, and for a finished app
+ * without a reason.
  *
  * @param reason the end reason to report (the record's, or with the stderr tail)
  */
 export function localStateReasonOf(
-  record: Pick<LocalAppRecord, 'state' | 'replicas' | 'createdAt' | 'updatedAt' | 'finishedAt'>,
+  record: Pick<LocalAppRecord, 'state' | 'replicas' | 'createdAt' | 'updatedAt' | 'finishedAt'> & {
+    request?: Pick<LocalAppRecord['request'], 'workspace'>;
+  },
   reason: string | undefined,
 ): StateReason | undefined {
   if (record.state === 'SUBMITTED') {
     const n = record.replicas.length;
-    return makeStateReason('local_cwd', `starting ${n} replica${n === 1 ? '' : 's'}`, record.createdAt);
+    const starting = `starting ${n} replica${n === 1 ? '' : 's'}`;
+    const workspace = record.request?.workspace;
+    const unpacking =
+      workspace !== undefined && record.replicas.every((replica) => replica.process === undefined)
+        ? `unpacking its workspace (${workspace.fileCount.toLocaleString('en-US')} file${workspace.fileCount === 1 ? '' : 's'}), then `
+        : '';
+    return makeStateReason('local_cwd', `${unpacking}${starting}`, record.createdAt);
   }
   if (!isTerminal(record.state)) return undefined;
   return makeStateReason('local_cwd', reason, record.finishedAt ?? record.updatedAt);
@@ -226,12 +235,17 @@ export class LiveApp {
    * them: no replica runs before its pid is on disk, so a server killed at any moment leaves none that a
    * restarted server cannot find. Resolves once all have started (RUNNING recorded and reported) or failed to.
    *
-   * @param executables absolute path of each replica's entrypoint, in request order.
+   * With `prepare` instead of the executables, resolves once the app is recorded (SUBMITTED); `prepare`
+   * (unpacking the app's workspace) then runs, and the replicas start with the executables it resolves to.
+   * When it throws, no replica starts and the app ends FAILED with its message; when the app is cancelled
+   * or the server stops meanwhile, no replica starts either.
+   *
+   * @param executables absolute path of each replica's entrypoint, in request order, or what finds them.
    * @param register called with the app before any replica starts (so it can be cancelled while starting).
    */
   static async start(
     record: LocalAppRecord,
-    executables: readonly string[],
+    executables: readonly string[] | (() => Promise<readonly string[]>),
     deps: LiveAppDeps,
     register: (app: LiveApp) => void = () => undefined,
   ): Promise<LiveApp> {
@@ -242,17 +256,50 @@ export class LiveApp {
       await mkdir(path.dirname(replica.spec.stdout), { recursive: true });
       replica.tailer = await ReplicaLogTailer.open(replica.spec, deps.now);
     }
+    if (typeof executables === 'function') void app.prepareThenLaunch(executables).catch(deps.onError);
+    else await app.launch(executables);
+    return app;
+  }
+
+  /** Runs `prepare`, then starts the replicas unless it failed or the app is ending. */
+  private async prepareThenLaunch(prepare: () => Promise<readonly string[]>): Promise<void> {
+    let executables: readonly string[];
+    try {
+      executables = await prepare();
+    } catch (error) {
+      for (const replica of this.replicas) {
+        replica.spawnError = error instanceof Error ? error : new Error(String(error));
+        replica.exited = true;
+      }
+      this.afterStart();
+      await Promise.all(this.replicas.map((replica) => this.finishReplica(replica)));
+      return;
+    }
+    if (this.ending) {
+      // Cancelled (or the server stopped) while preparing: nothing to start.
+      for (const replica of this.replicas) {
+        replica.terminationRequested = true;
+        replica.exited = true;
+      }
+      await Promise.all(this.replicas.map((replica) => this.finishReplica(replica)));
+      return;
+    }
+    await this.launch(executables);
+  }
+
+  /** Starts every replica held at its gate, records their pids, then releases them (see {@link start}). */
+  private async launch(executables: readonly string[]): Promise<void> {
     const gates = await Promise.all(
-      app.replicas.map((replica, i) => app.startReplica(replica, executables[i] as string)),
+      this.replicas.map((replica, i) => this.startReplica(replica, executables[i] as string)),
     );
     // The pids are on disk (written after every earlier write, before any release) before any replica runs.
-    await app.persist().catch((error: unknown) => {
-      app.endWith({ kind: 'failure', reason: `the app's record could not be written: ${String(error)}` });
+    await this.persist().catch((error: unknown) => {
+      this.endWith({ kind: 'failure', reason: `the app's record could not be written: ${String(error)}` });
     });
-    app.replicas.forEach((replica, i) => {
+    this.replicas.forEach((replica, i) => {
       const gate = gates[i];
       if (gate === undefined) return;
-      if (app.ending) {
+      if (this.ending) {
         // Stopped while starting: the wrapper exits without running the entrypoint.
         replica.terminationRequested = true;
         gate.abandon();
@@ -260,10 +307,9 @@ export class LiveApp {
         gate.release();
       }
     });
-    app.afterStart();
-    app.startPolling();
-    await app.queue;
-    return app;
+    this.afterStart();
+    this.startPolling();
+    await this.queue;
   }
 
   /**

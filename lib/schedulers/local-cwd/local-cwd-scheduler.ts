@@ -72,7 +72,7 @@ import {
   uiUrlOf,
 } from './live-app.js';
 import { readLogLines } from './log-files.js';
-import { findExecutable, isDirectory, processLiveness, processRef } from './processes.js';
+import { findExecutable, isDirectory, isExecutableFile, processLiveness, processRef } from './processes.js';
 import {
   inheritedEnvOf,
   type LocalCwdOpts,
@@ -85,7 +85,16 @@ import {
   replicaPath,
   toLocalCwdRequest,
   workingDirOf,
+  workspaceCopyOf,
 } from './translate.js';
+import {
+  listWorkspaceCopies,
+  removeRemovalLeftovers,
+  removeUnpackingLeftover,
+  removeWorkspaceCopy,
+  unpackWorkspaceCopy,
+} from './workspace-copies.js';
+import { readWorkspaceIndex } from './workspace-unpack.js';
 
 /** The registered name of this scheduler. */
 export const LOCAL_CWD = 'local_cwd';
@@ -107,6 +116,12 @@ function commandBytes(role: AppDef['roles'][number]): number {
 
 /** Default time between SIGTERM and SIGKILL when stopping a replica (TorchX's 10 s). */
 export const DEFAULT_KILL_GRACE_PERIOD_MS = 10_000;
+
+/** Default time a run's copy of its workspace is kept after the app ended: a day. */
+export const DEFAULT_WORKSPACE_COPY_RETENTION_MS = 86_400_000;
+
+/** Time between two sweeps of the runs' workspace copies once {@link LocalCwdScheduler.recover} ran. */
+const WORKSPACE_SWEEP_INTERVAL_MS = 3_600_000;
 
 /** Default time between two looks at a running replica's log files (and, when adopted, its process). */
 export const DEFAULT_POLL_INTERVAL_MS = 100;
@@ -140,6 +155,11 @@ export interface LocalCwdSchedulerOptions {
   replicaUmask?: number;
   /** Time between two looks at a running replica's log files and adopted processes; default 100 ms. */
   pollIntervalMs?: number;
+  /**
+   * How long a run's copy of its workspace is kept after its app ended; default a day
+   * ({@link DEFAULT_WORKSPACE_COPY_RETENTION_MS}). Deleting the app removes it at once.
+   */
+  workspaceCopyRetentionMs?: number;
 }
 
 /** This process's umask, read without changing it. */
@@ -211,6 +231,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   private readonly purgeOnDelete: boolean;
   private readonly replicaUmask: number;
   private readonly pollIntervalMs: number;
+  private readonly workspaceCopyRetentionMs: number;
+  private sweepTimer?: NodeJS.Timeout;
   private readonly onStateChange: (change: LocalStateChange) => void | Promise<void>;
   private readonly onError: (error: unknown) => void;
   private readonly instanceId = randomBytes(8).toString('hex');
@@ -240,6 +262,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     this.purgeOnDelete = options.purgeOnDelete ?? false;
     this.replicaUmask = options.replicaUmask ?? currentUmask();
     this.pollIntervalMs = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
+    this.workspaceCopyRetentionMs = options.workspaceCopyRetentionMs ?? DEFAULT_WORKSPACE_COPY_RETENTION_MS;
     this.onStateChange = options.onStateChange ?? (() => undefined);
     this.onError = options.onError ?? ((error) => console.error('local_cwd:', error));
     openInstances.add(this.instanceId);
@@ -250,8 +273,8 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   }
 
   /**
-   * Takes a workspace kept on this machine (the local server's archives); the server unpacks the run's copy
-   * and makes it `cfg.cwd` before the dry run.
+   * Takes a workspace kept on this machine (the local server's archives): the app's replicas start in its
+   * own copy, unpacked as the app starts (see {@link schedule}).
    */
   override checkWorkspace(workspace: JobWorkspace): void {
     if (!path.isAbsolute(workspace.archive)) {
@@ -262,21 +285,65 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     }
   }
 
+  /**
+   * {@link validate}, then the dry run. With a workspace the replicas start in the app's copy of it, which
+   * does not exist yet: entrypoints are looked up in the archive's index (written when it was stored), so a
+   * missing one is still refused before anything is recorded.
+   *
+   * @throws ValidationError naming the field (`cfg.cwd` when given with a workspace; `workspace` when the
+   *   archive has no index).
+   */
+  override validatedDryrun(
+    app: AppDef,
+    cfg: Readonly<Cfg>,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<LocalCwdRequest> {
+    if (workspace === undefined) return super.validatedDryrun(app, cfg);
+    this.checkWorkspace(workspace);
+    const index = readWorkspaceIndex(workspace.archive);
+    if (index === undefined) {
+      throw ValidationError.forField(
+        'workspace',
+        `the archive ${workspace.archive} has no index beside it; store it with PUT /v1/workspaces/${workspace.sha256} (txs run --workspace does)`,
+      );
+    }
+    const root = workspaceCopyOf(this.dataDir, `${app.name}-<id>`);
+    const names = new Set([...index.executables, ...index.links]);
+    this.validateApp(app, cfg, {
+      root,
+      isExecutable: (file) => {
+        const rel = path.relative(root, file);
+        if (rel.startsWith('..') || path.isAbsolute(rel)) return isExecutableFile(file);
+        return names.has(rel.split(path.sep).join('/'));
+      },
+    });
+    return this.submitDryrun(app, cfg, workspace);
+  }
+
   capabilities(): SchedulerCapabilities {
     return { ...RUNNING_CAPABILITIES };
   }
 
-  protected translate(app: AppDef, cfg: LocalCwdOpts): AppDryRunInfo<LocalCwdRequest> {
-    const request = toLocalCwdRequest(app, cfg, {
-      dataDir: this.dataDir,
-      defaultCwd: this.defaultCwd,
-      baseEnv: this.baseEnv,
-      newId: this.newId,
-      gpuCount: () => {
-        this.gpuCountCache ??= this.countGpus();
-        return this.gpuCountCache;
+  protected translate(
+    app: AppDef,
+    cfg: LocalCwdOpts,
+    workspace?: JobWorkspace,
+  ): AppDryRunInfo<LocalCwdRequest> {
+    const request = toLocalCwdRequest(
+      app,
+      cfg,
+      {
+        dataDir: this.dataDir,
+        defaultCwd: this.defaultCwd,
+        baseEnv: this.baseEnv,
+        newId: this.newId,
+        gpuCount: () => {
+          this.gpuCountCache ??= this.countGpus();
+          return this.gpuCountCache;
+        },
       },
-    });
+      workspace,
+    );
     // The caller's environment may hold secrets: the recorded cfg keeps none of it (request.inheritedEnv
     // has the names).
     const info = new AppDryRunInfo(LOCAL_CWD, app, { ...cfg, env: null }, request);
@@ -296,6 +363,18 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    * @throws ValidationError naming the field.
    */
   override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
+    this.validateApp(app, cfg);
+  }
+
+  /**
+   * {@link validate}; with `workspace`, the replicas start in `workspace.root` (not `cfg.cwd`, which must
+   * then be unset), where `workspace.isExecutable` tells which files there are.
+   */
+  private validateApp(
+    app: AppDef,
+    cfg: Readonly<Cfg>,
+    workspace?: { root: string; isExecutable: (file: string) => boolean },
+  ): void {
     // The app id (`<name>-<id of up to 14 characters>`) names a directory.
     if (!isSafePathSegment(app.name, MAX_APP_NAME_BYTES)) {
       throw ValidationError.forField(
@@ -313,8 +392,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         `${resolved.cwd} is not an absolute path; give the absolute path of an existing directory`,
       );
     }
-    const cwd = workingDirOf(resolved, this.defaultCwd);
-    if (!isDirectory(cwd)) {
+    if (workspace !== undefined && resolved.cwd !== null) {
+      throw ValidationError.forField(
+        'cfg.cwd',
+        'the replicas start in the workspace; give either cfg.cwd or a workspace, not both',
+      );
+    }
+    const cwd = workspace?.root ?? workingDirOf(resolved, this.defaultCwd);
+    if (workspace === undefined && !isDirectory(cwd)) {
       throw ValidationError.forField(
         'cfg.cwd',
         `${cwd} is not a directory; give an existing working directory`,
@@ -359,7 +444,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         rank0Env: RANK0_HOST_ENV,
       }).env;
       const searchPath = replicaPath(env, inheritedEnvOf(resolved, this.baseEnv), cwd, resolved.prepend_cwd);
-      if (findExecutable(role.entrypoint, searchPath, cwd) === undefined) {
+      if (findExecutable(role.entrypoint, searchPath, cwd, workspace?.isExecutable) === undefined) {
         throw ValidationError.forField(
           `app.roles.${i}.entrypoint`,
           this.entrypointNotFound(role.entrypoint, searchPath, cwd),
@@ -408,6 +493,10 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    * Starts every replica of the dry run and resolves once they all started (RUNNING is recorded and reported)
    * or one failed to start (the app then ends FAILED).
    *
+   * With a workspace, resolves once the app is recorded (SUBMITTED): its copy of the workspace is unpacked
+   * after that, and the replicas start once it is whole — like a cloud job pulling its image. An unpack that
+   * fails (the archive is gone, the disk is full) ends the app FAILED with the reason, no replica started.
+   *
    * @throws ValidationError when an entrypoint or the working directory is missing (nothing is started).
    * @throws SchedulerError when the scheduler is closed or the app id already exists.
    */
@@ -418,7 +507,18 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (!isSafePathSegment(request.appId)) {
       throw ValidationError.forField('app.name', `'${dryrun.app.name}' cannot name a directory`);
     }
-    const executables = this.resolveExecutables(dryrun);
+    const { workspace } = request;
+    const executables =
+      workspace === undefined
+        ? this.resolveExecutables(dryrun)
+        : async () => {
+            try {
+              await unpackWorkspaceCopy(workspace);
+            } catch (error) {
+              throw new Error(`its workspace could not be unpacked: ${(error as Error).message}`);
+            }
+            return this.resolveExecutables(dryrun);
+          };
     try {
       await mkdir(this.dataDir, { recursive: true });
       await mkdir(appDirOf(this.dataDir, request.appId));
@@ -559,7 +659,17 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
         this.onError(e);
       }
     }
+    this.startSweeping();
     return recovered;
+  }
+
+  /** Sweeps the workspace copies now, then every hour until {@link close}. */
+  private startSweeping(): void {
+    if (this.sweepTimer !== undefined || this.closed) return;
+    const sweep = () => void this.sweepWorkspaceCopies().catch(this.onError);
+    this.sweepTimer = setInterval(sweep, WORKSPACE_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    sweep();
   }
 
   async describe(appId: string): Promise<DescribeAppResponse | undefined> {
@@ -634,10 +744,39 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     );
   }
 
-  /** Cancels the app if it runs; removes its directory only with `purgeOnDelete` (logs are kept by default). */
+  /**
+   * Cancels the app if it runs and removes its copy of its workspace; removes its directory only with
+   * `purgeOnDelete` (logs are kept by default).
+   */
   protected override async deleteExisting(appId: string): Promise<void> {
     await this.cancel(appId, 'deleted via torchx-serverless');
+    await removeWorkspaceCopy(this.dataDir, appId);
     if (this.purgeOnDelete) await removeAppDir(this.dataDir, appId);
+  }
+
+  /**
+   * Removes the workspace copies of apps that ended more than the retention period ago (or whose record is
+   * gone), and what a crash left of copies being unpacked or removed. The copy of an app that has not ended
+   * is never touched.
+   */
+  async sweepWorkspaceCopies(now: number = this.now()): Promise<void> {
+    const { copies, unpacking } = await listWorkspaceCopies(this.dataDir);
+    const ended = async (appId: string): Promise<number | undefined> => {
+      if (this.live.has(appId)) return undefined;
+      const record = await readAppRecord(this.dataDir, appId).catch(() => undefined);
+      if (record === undefined) return 0;
+      return isTerminal(record.state) ? (record.finishedAt ?? record.updatedAt) : undefined;
+    };
+    for (const { appId } of copies) {
+      const endedAt = await ended(appId);
+      if (endedAt !== undefined && endedAt < now - this.workspaceCopyRetentionMs) {
+        await removeWorkspaceCopy(this.dataDir, appId);
+      }
+    }
+    for (const appId of unpacking) {
+      if ((await ended(appId)) !== undefined) await removeUnpackingLeftover(this.dataDir, appId);
+    }
+    await removeRemovalLeftovers(this.dataDir);
   }
 
   protected override async fetchLogPage(appId: string, request: LogPageRequest): Promise<LogPage> {
@@ -704,6 +843,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
    */
   override async close(): Promise<void> {
     this.closed = true;
+    if (this.sweepTimer !== undefined) clearInterval(this.sweepTimer);
     await Promise.allSettled([...this.adopting.values()]);
     await Promise.all([...this.live.values()].map((app) => app.shutdown()));
     openInstances.delete(this.instanceId);

@@ -127,7 +127,8 @@ export function exitCodeOfSignal(signal: NodeJS.Signals): number {
   return 128 + (signalNumber ?? 0);
 }
 
-function isExecutableFile(file: string): boolean {
+/** True when `file` is a regular file this process may execute. */
+export function isExecutableFile(file: string): boolean {
   try {
     if (!statSync(file).isFile()) return false;
     accessSync(file, fsConstants.X_OK);
@@ -140,6 +141,7 @@ function isExecutableFile(file: string): boolean {
 /**
  * Resolves an entrypoint the way `execvp` does: a name with a `/` is taken relative to `cwd`; a bare name is
  * looked up in each directory of `searchPath` (relative directories, and the empty entry, relative to `cwd`).
+ * `isExecutable` decides for each candidate (default: an executable regular file on disk).
  *
  * @returns the absolute path of the executable, or undefined when none is found.
  * @example
@@ -151,15 +153,16 @@ export function findExecutable(
   entrypoint: string,
   searchPath: string | undefined,
   cwd: string,
+  isExecutable: (file: string) => boolean = isExecutableFile,
 ): string | undefined {
   if (entrypoint === '') return undefined;
   if (entrypoint.includes('/')) {
     const candidate = path.resolve(cwd, entrypoint);
-    return isExecutableFile(candidate) ? candidate : undefined;
+    return isExecutable(candidate) ? candidate : undefined;
   }
   for (const dir of (searchPath ?? '').split(path.delimiter)) {
     const candidate = path.resolve(cwd, dir, entrypoint);
-    if (isExecutableFile(candidate)) return candidate;
+    if (isExecutable(candidate)) return candidate;
   }
   return undefined;
 }

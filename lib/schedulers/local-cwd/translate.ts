@@ -11,6 +11,7 @@ import {
   applyMacros,
   type Cfg,
   InvalidRunConfigError,
+  type JobWorkspace,
   makeUnique,
   RunOpts,
 } from '../../specs/index.js';
@@ -76,6 +77,29 @@ export interface LocalCwdRequest {
    */
   inheritedEnv: string[];
   replicas: LocalCwdReplicaSpec[];
+  /**
+   * The workspace the replicas start in: the archive is unpacked into `dir` (every replica's `cwd`) as the
+   * app starts, before any replica runs.
+   */
+  workspace?: LocalCwdWorkspace;
+}
+
+/** A run's workspace in local_cwd: the archive and the run's own copy of it. */
+export interface LocalCwdWorkspace {
+  sha256: string;
+  fileCount: number;
+  /** Absolute path of the archive (`<sha256>.tar.gz`) on this machine. */
+  archive: string;
+  /** The run's copy: `<dataDir>/.workspaces/<appId>`, made when the app starts. */
+  dir: string;
+}
+
+/** The directory under the data directory holding the runs' workspace copies, one per app id. */
+export const WORKSPACE_COPIES_DIR = '.workspaces';
+
+/** Where the app `appId`'s copy of its workspace goes. */
+export function workspaceCopyOf(dataDir: string, appId: string): string {
+  return path.join(dataDir, WORKSPACE_COPIES_DIR, appId);
 }
 
 /**
@@ -236,7 +260,8 @@ export function rejectLogDir(cfg: Readonly<Cfg>): void {
  * Per replica: macros are applied with `img_root` = the working directory, `app_id`, `replica_id` = the
  * replica index and `rank0_env` = `TORCHX_RANK0_HOST`; the env gets `TORCHX_RANK0_HOST=localhost`,
  * `TORCHX_ROLE_NAME`, `TORCHX_ROLE_IDX`, `TORCHX_REPLICA_IDX`, `TORCHELASTIC_ERROR_FILE` (unless the role sets
- * it), `PYTHONUNBUFFERED=x` (unless set anywhere) and PATH with the working directory.
+ * it), `PYTHONUNBUFFERED=x` (unless set anywhere) and PATH with the working directory. With a `workspace`,
+ * the working directory is the app's own copy of it ({@link workspaceCopyOf}), not `cfg.cwd`.
  *
  * @throws InvalidRunConfigError when `log_dir` is given (the server fixes where logs live).
  */
@@ -244,11 +269,18 @@ export function toLocalCwdRequest(
   app: AppDef,
   cfg: LocalCwdOpts,
   context: TranslateContext,
+  workspace?: JobWorkspace,
 ): LocalCwdRequest {
   rejectLogDir(cfg);
   const appId = makeUnique(app.name, context.newId());
   const logDir = path.join(context.dataDir, appId);
-  const cwd = workingDirOf(cfg, context.defaultCwd);
+  const copy = workspace && {
+    sha256: workspace.sha256,
+    fileCount: workspace.fileCount,
+    archive: workspace.archive,
+    dir: workspaceCopyOf(context.dataDir, appId),
+  };
+  const cwd = copy?.dir ?? workingDirOf(cfg, context.defaultCwd);
   const cuda = cudaVisibleDevices(app, cfg, context.gpuCount);
   const inherited = inheritedEnvOf(cfg, context.baseEnv);
   const replicas: LocalCwdReplicaSpec[] = [];
@@ -289,5 +321,5 @@ export function toLocalCwdRequest(
   const inheritedEnv = Object.keys(inherited)
     .filter((name) => inherited[name] !== undefined)
     .sort();
-  return { appId, logDir, inheritedEnv, replicas };
+  return { appId, logDir, inheritedEnv, replicas, ...(copy && { workspace: copy }) };
 }

@@ -214,7 +214,7 @@ describe('a run with a workspace (deployed stack)', () => {
   it('resolves the reference to the caller’s s3:// archive, with the size and file count S3 holds', async () => {
     s3.on(HeadObjectCommand).resolves(stored({ size: 4096, fileCount: '12', ageDays: 1 }));
     const request = parseRunRequest(runBody);
-    const { workspace } = await withWorkspace(request, ALICE_OWNER, 'key-1');
+    const { workspace } = await withWorkspace(request, ALICE_OWNER);
     expect(workspace).toEqual({
       sha256: SHA,
       size: 4096,
