@@ -285,29 +285,36 @@ export class WorkspaceArchives {
   /**
    * Sweeps now and then every `everyMs` (default an hour) until the returned function is called, keeping
    * the archives `inUse` names (asked before each sweep; an app created meanwhile has just marked its
-   * archive used). A failed sweep goes to `onError` and the next one tries again.
+   * archive used). A failed sweep goes to `onError` and the next one tries again. The returned function
+   * resolves once a sweep in flight has finished, so the record store can be closed after it.
    */
   startSweeping(
     inUse: () => Promise<ReadonlySet<string>>,
     onError: (error: unknown) => void,
     everyMs = 3_600_000,
-  ): () => void {
+  ): () => Promise<void> {
     let stopped = false;
+    let current: Promise<void> = Promise.resolve();
     const run = () => {
-      inUse()
-        .then((names) => {
-          if (!stopped) this.sweep(Date.now(), names);
-        })
-        .catch((error: unknown) => {
-          if (!stopped) onError(error);
-        });
+      current = current.then(() =>
+        stopped
+          ? undefined
+          : inUse()
+              .then((names) => {
+                if (!stopped) this.sweep(Date.now(), names);
+              })
+              .catch((error: unknown) => {
+                if (!stopped) onError(error);
+              }),
+      );
     };
     run();
     const timer = setInterval(run, everyMs);
     timer.unref();
-    return () => {
+    return async () => {
       stopped = true;
       clearInterval(timer);
+      await current;
     };
   }
 }

@@ -140,6 +140,36 @@ describe('WorkspaceArchives.sweep', () => {
   });
 });
 
+describe('WorkspaceArchives.startSweeping', () => {
+  it('stops only once the sweep in flight has finished, so the record store can be closed after it', async () => {
+    let answer: (names: ReadonlySet<string>) => void = () => {};
+    const asked = new Promise<ReadonlySet<string>>((resolve) => {
+      answer = resolve;
+    });
+    const errors: unknown[] = [];
+    let queried = false;
+    const stop = archives.startSweeping(
+      () => {
+        queried = true;
+        return asked;
+      },
+      (error) => errors.push(error),
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(queried).toBe(true);
+    let stopped = false;
+    const stopping = stop().then(() => {
+      stopped = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stopped).toBe(false);
+    answer(new Set());
+    await stopping;
+    expect(stopped).toBe(true);
+    expect(errors).toEqual([]);
+  });
+});
+
 describe('archivesInUse', () => {
   it('names the archives of the apps that have not ended on the schedulers that take a workspace, page by page', async () => {
     const asked: string[] = [];
