@@ -21,6 +21,8 @@ export interface S3Gate {
   readonly url: string;
   /** The S3 error codes of the PUTs refused, in order. */
   readonly refused: string[];
+  /** Every request received, as `METHOD /path` (without the query), in order. */
+  readonly received: string[];
   close(): Promise<void>;
 }
 
@@ -47,7 +49,9 @@ async function signatureValid(req: IncomingMessage): Promise<boolean> {
   return stdout.trim() === 'valid';
 }
 
-async function handle(moto: string, refused: string[], req: IncomingMessage, res: ServerResponse) {
+async function handle(moto: string, gate: S3Gate, req: IncomingMessage, res: ServerResponse) {
+  const { refused } = gate;
+  gate.received.push(`${req.method} ${new URL(req.url ?? '/', 'http://gate').pathname}`);
   const body = await bodyOf(req);
   const refuse = (status: number, code: string, message: string) => {
     refused.push(code);
@@ -82,17 +86,16 @@ async function handle(moto: string, refused: string[], req: IncomingMessage, res
 
 /** Starts a gate on a free loopback port in front of moto at `moto`. */
 export async function startS3Gate(moto: string): Promise<S3Gate> {
-  const refused: string[] = [];
+  const gate: S3Gate = { url: '', refused: [], received: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
-    handle(moto, refused, req, res).catch((error: unknown) => {
+    handle(moto, gate, req, res).catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(String(error));
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  return {
+  return Object.assign(gate, {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    refused,
     close: () => new Promise<void>((ok) => server.close(() => ok())),
-  };
+  });
 }
