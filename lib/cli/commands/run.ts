@@ -114,6 +114,16 @@ export function normalizeRunArgv(argv: readonly string[]): string[] {
   return result;
 }
 
+/**
+ * Joins a repeated `-cfg` into one literal, as if written comma-separated (so a later value of a key wins),
+ * instead of keeping only the last and silently dropping the queue of `-cfg queue=q -cfg job_role_arn=…`.
+ * TorchX refuses a repeated `-cfg`, so no TorchX command line means anything else here.
+ */
+function joinCfg(value: string, previous: string | undefined): string {
+  if (previous === undefined || previous.trim() === '') return value;
+  return value.trim() === '' ? previous : `${previous},${value}`;
+}
+
 /** True when the component's arguments ask for help (`--help` before any `--`). */
 function wantsHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
@@ -134,7 +144,11 @@ export function registerRun(program: Command, invocation: Invocation): void {
         '-s, --scheduler <name>',
         `scheduler to run on (default: [cli:run] scheduler, ${DEFAULT_SCHEDULER})`,
       )
-      .option('--cfg <k=v,...>', 'run options, e.g. queue=gpu,priority=5 (also -cfg, --scheduler_args)')
+      .option(
+        '--cfg <k=v,...>',
+        'run options, e.g. queue=gpu,priority=5 (also -cfg, --scheduler_args; repeatable, a later key wins)',
+        joinCfg,
+      )
       .option('--app <file>', 'run the AppDef JSON in this file (- for stdin) instead of a component')
       .option('--session <name>', 'session name in the handle (default: torchx)')
       .option('--dryrun', 'print the scheduler request without submitting anything')

@@ -169,6 +169,29 @@ describe('txs run', () => {
     ]);
   });
 
+  it('keeps the options of every repeated -cfg, a later value of the same key winning', async () => {
+    const { code } = await txs([
+      'run',
+      '--workspace',
+      '',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q,priority=1',
+      '--scheduler_args',
+      'job_role_arn=arn:aws:iam::123456789012:role/job',
+      '-cfg',
+      'priority=5',
+      '-cfg',
+      '',
+      'utils.echo',
+    ]);
+    expect(code).toBe(ExitCode.OK);
+    expect(posted('/v1/apps')[0]?.body).toMatchObject({
+      cfg: { queue: 'q', priority: '5', job_role_arn: 'arn:aws:iam::123456789012:role/job' },
+    });
+  });
+
   it('sends -cfg alone as TorchX string forms in one request: no GET /v1/schedulers first', async () => {
     const { code } = await txs([
       'run',
