@@ -29,6 +29,7 @@ import { configureClients } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
 import { archiveKey, ownerPrefix } from '../../functions/shared/workspace-bucket.js';
 import { ExitCode } from '../../lib/cli/errors.js';
+import { nodeHttpTransport } from '../../lib/cli/http-transport.js';
 import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
 import { validateResponses } from '../helpers/openapi-validator.js';
 import { runTxs } from '../helpers/real-time-cli.js';
@@ -52,7 +53,10 @@ const BOB = {
   principal: 'arn:aws:sts::123456789012:assumed-role/vision-team/bob',
   owner: 'arn:aws:iam::123456789012:role/vision-team',
 };
+/** Someone signing with Alice's access key id but not her secret. */
+const MALLORY = { ...ALICE, profile: 'mallory' };
 type User = typeof ALICE;
+const secretOf = (user: User) => `secret-of-${user.profile}`;
 
 /** The environment variables this file sets for the functions and the CLI's credential chain. */
 const SET_ENV = [
@@ -105,7 +109,9 @@ beforeAll(async () => {
     credentials,
     [
       profile('default', MOTO_CREDENTIALS.accessKeyId, MOTO_CREDENTIALS.secretAccessKey),
-      ...[ALICE, BOB].map((u) => profile(u.profile, u.accessKey, `secret-of-${u.profile}`)),
+      ...[ALICE, BOB].map((u) => profile(u.profile, u.accessKey, secretOf(u))),
+      // Alice's access key id with a secret that is not hers.
+      profile(MALLORY.profile, ALICE.accessKey, 'not-alice-s-secret'),
     ].join('\n'),
   );
   await writeFile(join(root, 'config'), '');
@@ -113,7 +119,11 @@ beforeAll(async () => {
   process.env.AWS_CONFIG_FILE = join(root, 'config');
   delete process.env.AWS_ACCESS_KEY_ID;
   delete process.env.AWS_SECRET_ACCESS_KEY;
-  api = await startApiGateway({ [ALICE.accessKey]: ALICE.principal, [BOB.accessKey]: BOB.principal });
+  api = await startApiGateway(
+    Object.fromEntries(
+      [ALICE, BOB].map((u) => [u.accessKey, { secretKey: secretOf(u), principal: u.principal }]),
+    ),
+  );
 
   project = join(root, 'project');
   await mkdir(join(project, 'data'), { recursive: true });
@@ -164,7 +174,8 @@ function txs(user: User, ...args: string[]) {
     homeDir: home,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.host}${exchange.url.pathname}`);
-      return validating(exchange);
+      // API Gateway's own refusal of a bad signature is not an answer of the API's contract.
+      return user === MALLORY ? nodeHttpTransport(exchange) : validating(exchange);
     },
   });
 }
@@ -179,7 +190,9 @@ function runOnBatch(user: User, workspace: string, ...extra: string[]) {
     '--workspace',
     workspace,
     '-cfg',
-    `queue=${MOTO_QUEUE},job_role_arn=${JOB_ROLE}`,
+    `queue=${MOTO_QUEUE}`,
+    '-cfg',
+    `job_role_arn=${JOB_ROLE}`,
     ...extra,
     'utils.sh',
     'python',
@@ -265,7 +278,8 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
   let archive: Buffer;
   let handle: string;
   let containers: TaskContainerProperties[];
-  const apiHost = () => new URL(api.url).host;
+  /** Where `txs` sends API requests: the stand-in's host and stage. */
+  const apiHost = () => new URL(api.url).host + new URL(api.url).pathname;
   const aliceUri = () => `s3://${BUCKET}/${archiveKey(ALICE.owner, sha256)}`;
 
   it('dry-runs without uploading: the request fetches the caller’s archive, not uploaded yet', async () => {
@@ -384,6 +398,19 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
     const fetch =
       job.nodeProperties?.nodeRangeProperties?.[0]?.ecsProperties?.taskProperties?.[0]?.containers?.[0];
     expect(fetch?.command?.[3]).toBe(`s3://${BUCKET}/${archiveKey(BOB.owner, sha256)}`);
+  });
+
+  it('is refused by IAM with a signature that does not match (exit 4), with nothing uploaded or run', async () => {
+    sent.length = 0;
+    const objects = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }));
+    const run = await runOnBatch(MALLORY, 'project');
+    expect(run.code).toBe(ExitCode.AUTH);
+    expect(api.refused).toHaveLength(1);
+    expect(run.err).toContain(
+      'refused the request (HTTP 403): The request signature we calculated does not match the signature you provided.',
+    );
+    expect(sent).toEqual([`POST ${apiHost()}/v1/workspaces`]);
+    expect((await s3.send(new ListObjectsV2Command({ Bucket: BUCKET }))).Contents).toEqual(objects.Contents);
   });
 
   it('sends no bytes for a second run of the unchanged tree: one offer answered stored, then the run', async () => {
