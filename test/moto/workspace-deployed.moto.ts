@@ -326,12 +326,14 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
     containers = task?.containers ?? [];
     expect(containers.map((c) => c.name)).toEqual(['workspace-fetch', 'main']);
     const [fetch, main] = containers;
-    expect(fetch).toMatchObject({
+    expect(fetch).toEqual({
+      name: 'workspace-fetch',
+      image: 'public.ecr.aws/aws-cli/aws-cli:2.31.23',
       essential: false,
       command: ['s3', 'cp', '--only-show-errors', aliceUri(), `/txs-workspace/${sha256}.tar.gz`],
       mountPoints: [{ sourceVolume: 'txs-workspace', containerPath: '/txs-workspace', readOnly: false }],
+      logConfiguration: { logDriver: 'awslogs' },
     });
-    expect(fetch?.image).toMatch(/^public\.ecr\.aws\/aws-cli\/aws-cli:/);
     expect(main).toMatchObject({
       essential: true,
       image: 'ghcr.io/pytorch/torchx:0.7.0',
@@ -423,6 +425,27 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
     expect(gate.received.filter((r) => r.startsWith('PUT ')).length).toBe(puts);
     const second = await batchJobOf(handleOf(run.out));
     const task = second.nodeProperties?.nodeRangeProperties?.[0]?.ecsProperties?.taskProperties?.[0];
+    expect(task?.containers?.map((c) => c.command)).toEqual(containers.map((c) => c.command));
+  });
+
+  it('dry-runs an uploaded workspace as already uploaded, uploading nothing', async () => {
+    sent.length = 0;
+    const dryrun = await runOnBatch(ALICE, 'project', '--dryrun');
+    expect(dryrun.code, dryrun.err).toBe(0);
+    expect(dryrun.out).toContain(`fetched by the job from ${aliceUri()} (already uploaded)`);
+    expect(sent).toEqual([`POST ${apiHost()}/v1/dryrun`]);
+  });
+
+  it('ships with txs workspace (the TorchX plugin’s way) and runs the hash it prints, sending the run alone', async () => {
+    sent.length = 0;
+    const shipped = await txs(ALICE, 'workspace', '--json', 'project');
+    expect(shipped.code, shipped.err).toBe(0);
+    expect(JSON.parse(shipped.out)).toEqual({ sha256, size: archive.length, fileCount: 3, uploaded: false });
+    const run = await runOnBatch(ALICE, `sha256:${sha256}`);
+    expect(run.code, run.err).toBe(0);
+    expect(sent).toEqual([`POST ${apiHost()}/v1/workspaces`, `POST ${apiHost()}/v1/apps`]);
+    const job = await batchJobOf(handleOf(run.out));
+    const task = job.nodeProperties?.nodeRangeProperties?.[0]?.ecsProperties?.taskProperties?.[0];
     expect(task?.containers?.map((c) => c.command)).toEqual(containers.map((c) => c.command));
   });
 
