@@ -65,6 +65,7 @@ const SET_ENV = [
   ENV.schedulers,
   ENV.batchQueues,
   ENV.workspaceBucket,
+  ENV.stackName,
   'AWS_SHARED_CREDENTIALS_FILE',
   'AWS_CONFIG_FILE',
 ] as const;
@@ -95,6 +96,7 @@ beforeAll(async () => {
   process.env[ENV.schedulers] = 'aws_batch,aws_sagemaker';
   process.env[ENV.batchQueues] = MOTO_QUEUE;
   process.env[ENV.workspaceBucket] = BUCKET;
+  process.env[ENV.stackName] = 'TxsMotoE2e';
   configureClients(undefined);
 
   root = await mkdtemp(join(tmpdir(), 'txs-moto-deployed-'));
@@ -318,6 +320,8 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
 
   it('stores the job definition Batch runs: the fetch container copies that key, the main container unpacks it first', async () => {
     const job = await batchJobOf(handle);
+    // The stack's own definition (the Run role may register only names with the stack's prefix).
+    expect(job.jobDefinition).toMatch(/:job-definition\/TxsMotoE2e_sh-[a-z0-9]+:1$/);
     const ranges = job.nodeProperties?.nodeRangeProperties ?? [];
     expect(ranges).toHaveLength(1);
     const task = ranges[0]?.ecsProperties?.taskProperties?.[0];
@@ -370,6 +374,12 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
     expect(described.out).toContain(`# workspace: ${sha256} (3 files,`);
     expect(described.out).toMatch(/entrypoint: sh\n\s+args:\n\s+- -c\n\s+- python train.py\n/);
     expect(described.out).not.toContain('tar -xzf');
+    // Asked again, Batch (moto without Docker: its jobs end at submission) moves the record on; the record
+    // keeps its workspace through the transition.
+    const refreshed = await txs(ALICE, 'status', '--refresh', handle);
+    expect(refreshed.code, refreshed.err).toBe(0);
+    expect(refreshed.out).toContain('State: SUCCEEDED');
+    expect(refreshed.out).toContain(`workspace: ${sha256} (3 files,`);
     const json = await txs(ALICE, 'status', '--json', handle);
     expect(JSON.parse(json.out)).toMatchObject({
       owner: ALICE.owner,
