@@ -400,6 +400,20 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
     expect(listed.Contents ?? []).toEqual([]);
   });
 
+  it('fails Bob’s dry run naming the same sha256 as his run would fail, instead of saying the server holds it', async () => {
+    sent.length = 0;
+    const dryrun = await runOnBatch(BOB, `sha256:${sha256}`, '--dryrun');
+    expect(dryrun.code).toBe(ExitCode.USAGE);
+    expect(dryrun.out).not.toContain('the server holds');
+    expect(dryrun.err).toContain(`workspace.sha256: you have not uploaded the workspace archive ${sha256}`);
+    expect(dryrun.err).toContain('hint: upload it with `txs workspace DIR`');
+    expect(sent).toEqual([`POST ${apiHost()}/v1/dryrun`]);
+    // Alice's dry run of her own archive names where her job fetches it.
+    const alice = await runOnBatch(ALICE, `sha256:${sha256}`, '--dryrun');
+    expect(alice.code, alice.err).toBe(0);
+    expect(alice.out).toContain(`workspace: ${sha256} (uploaded; fetched by the job from ${aliceUri()})`);
+  });
+
   it('has Bob upload his own copy of the same tree, under his prefix, which his job fetches', async () => {
     sent.length = 0;
     const run = await runOnBatch(BOB, 'project');
