@@ -53,6 +53,8 @@ const BOB = {
   principal: 'arn:aws:sts::123456789012:assumed-role/vision-team/bob',
   owner: 'arn:aws:iam::123456789012:role/vision-team',
 };
+/** The session token of the functions' (temporary) credentials. */
+const FUNCTION_SESSION_TOKEN = 'IQoJb3JpZ2luX2VjEMotoSessionToken';
 /** Someone signing with Alice's access key id but not her secret. */
 const MALLORY = { ...ALICE, profile: 'mallory' };
 type User = typeof ALICE;
@@ -105,12 +107,18 @@ beforeAll(async () => {
   // Credentials come from profiles, as on a user's machine and not from the environment: each user's `txs`
   // signs with their own (`AWS_PROFILE=alice txs …`), the functions' clients use the default profile (moto's).
   const credentials = join(root, 'credentials');
-  const profile = (name: string, key: string, secret: string) =>
-    `[${name}]\naws_access_key_id = ${key}\naws_secret_access_key = ${secret}\n`;
+  const profile = (name: string, key: string, secret: string, token?: string) =>
+    `[${name}]\naws_access_key_id = ${key}\naws_secret_access_key = ${secret}\n${token === undefined ? '' : `aws_session_token = ${token}\n`}`;
   await writeFile(
     credentials,
     [
-      profile('default', MOTO_CREDENTIALS.accessKeyId, MOTO_CREDENTIALS.secretAccessKey),
+      // A Lambda function's credentials are temporary: its presigned URLs carry the session token.
+      profile(
+        'default',
+        MOTO_CREDENTIALS.accessKeyId,
+        MOTO_CREDENTIALS.secretAccessKey,
+        FUNCTION_SESSION_TOKEN,
+      ),
       ...[ALICE, BOB].map((u) => profile(u.profile, u.accessKey, secretOf(u))),
       // Alice's access key id with a secret that is not hers.
       profile(MALLORY.profile, ALICE.accessKey, 'not-alice-s-secret'),
@@ -161,6 +169,8 @@ afterAll(async () => {
 
 /** Every exchange `txs` sent, as `METHOD host/path` (API requests and S3 uploads alike). */
 const sent: string[] = [];
+/** The URLs `txs` uploaded to. */
+const uploadUrls: URL[] = [];
 
 /** `txs args…` run by `user` from the project's parent directory, against the deployed API. */
 function txs(user: User, ...args: string[]) {
@@ -176,6 +186,7 @@ function txs(user: User, ...args: string[]) {
     homeDir: home,
     transport: async (exchange) => {
       sent.push(`${exchange.method} ${exchange.url.host}${exchange.url.pathname}`);
+      if (exchange.method === 'PUT') uploadUrls.push(exchange.url);
       // API Gateway's own refusal of a bad signature is not an answer of the API's contract.
       return user === MALLORY ? nodeHttpTransport(exchange) : validating(exchange);
     },
@@ -308,6 +319,7 @@ describe('txs run --workspace against a deployed stack (moto)', () => {
       `PUT ${new URL(gate.url).host}/${BUCKET}/${archiveKey(ALICE.owner, sha256)}`,
       `POST ${apiHost()}/v1/apps`,
     ]);
+    expect(uploadUrls.at(-1)?.searchParams.get('X-Amz-Security-Token')).toBe(FUNCTION_SESSION_TOKEN);
     expect(new Set(api.admitted.map((a) => a.principal))).toEqual(new Set([ALICE.principal]));
     expect(gate.refused).toEqual([]);
 
