@@ -1,14 +1,15 @@
 /**
  * A user's workspace run against a deployed stack, end to end over the real AWS wire (moto): `txs run -s
- * aws_batch --workspace DIR …` in-process, signing its requests with SigV4 from an AWS profile, against the
- * deployed handlers behind an API Gateway stand-in (api-gateway.ts) that names the caller by its IAM
- * credentials. The chain: pack → `POST /v1/workspaces` (the Workspaces function: HeadObject, presign) →
- * the CLI's PUT straight to S3 (through the gate that checks presigned PUTs as S3 does, s3-gate.ts) →
- * `POST /v1/apps` (the Run function: HeadObject, translation with the fetch container, RegisterJobDefinition
- * and SubmitJob) → `txs status` / `txs describe` → a second run of the unchanged tree. Then the job's own
- * side: the fetch container's S3 object and the main container's stored command, run with the real `sh` and
- * `tar` in an empty directory (the image's working directory), must start the user's script among the
- * user's files.
+ * aws_batch --workspace DIR …` (and `-s aws_sagemaker`) in-process, signing its requests with SigV4 from an
+ * AWS profile, against the deployed handlers behind an API Gateway stand-in (api-gateway.ts) that checks the
+ * signature and names the caller by its IAM credentials. The chain: pack → `POST /v1/workspaces` (the
+ * Workspaces function: HeadObject, presign) → the CLI's PUT straight to S3 (through the gate that checks
+ * presigned PUTs as S3 does, s3-gate.ts) → `POST /v1/apps` (the Run function: HeadObject, translation with the
+ * fetch container, RegisterJobDefinition and SubmitJob) → `txs status` / `txs describe` → a second run of the
+ * unchanged tree; another owner naming the same hash; the TorchX plugin's `txs workspace`. Then the job's own
+ * side: the fetch container's S3 object and the main container's stored command (SageMaker's entrypoint and
+ * arguments), run with the real `sh` and `tar` in an empty directory (the image's working directory), must
+ * start the user's script among the user's files.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
