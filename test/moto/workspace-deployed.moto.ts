@@ -145,6 +145,7 @@ beforeAll(async () => {
       'with open(os.path.join("data", "greeting.txt")) as f:',
       '    print("train.py read:", f.read().strip())',
       'print("files:", sorted(os.listdir(".")))',
+      'print("run.sh executable:", os.access("run.sh", os.X_OK))',
       '',
     ].join('\n'),
   );
@@ -244,7 +245,8 @@ async function runInJob(command: readonly string[], archiveInJob: string, bytes:
 }
 
 /** What train.py prints when it starts in the workspace. */
-const TRAIN_OUTPUT = "train.py read: hello from the workspace\nfiles: ['data', 'run.sh', 'train.py']\n";
+const TRAIN_OUTPUT =
+  "train.py read: hello from the workspace\nfiles: ['data', 'run.sh', 'train.py']\nrun.sh executable: True\n";
 
 /** The handle `txs run` printed (its last stdout line). */
 function handleOf(out: string): string {
