@@ -60,7 +60,8 @@ export function contractProblems(method: string, pathname: string, status: numbe
 }
 
 /**
- * Checks every JSON response from `origin()` against the contract, and fails the test file (in afterAll)
+ * Checks every JSON response from `origin()` (a base URL; a path in it, such as an API Gateway stage, is the
+ * prefix of the API's paths) against the contract, and fails the test file (in afterAll)
  * when any did not conform or none was checked: responses to the global `fetch` (wrapped here), and those of
  * the returned `transport`, which a CLI test gives `txs` in its `CliIO`.
  */
@@ -71,8 +72,13 @@ export function validateResponses(origin: () => string | undefined): { transport
   const check = (method: string, url: URL, status: number, contentType: string, bodyText: string) => {
     const base = origin();
     if (base === undefined || url.origin !== new URL(base).origin) return;
+    // A base URL with a path (an API Gateway stage, `…/prod`) serves the API's paths under it.
+    const stage = new URL(base).pathname.replace(/\/+$/, '');
+    if (!url.pathname.startsWith(`${stage}/`)) return;
     if (!contentType.includes('application/json')) return;
-    problems.push(...contractProblems(method, url.pathname, status, JSON.parse(bodyText)));
+    problems.push(
+      ...contractProblems(method, url.pathname.slice(stage.length), status, JSON.parse(bodyText)),
+    );
     checked++;
   };
   globalThis.fetch = async (input, init) => {

@@ -17,7 +17,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureClients } from '../../functions/shared/container.js';
@@ -29,6 +36,7 @@ import { ApiError } from '../../lib/cli/errors.js';
 import { lambdaContext, proxyEvent } from '../../lib/local/lambda-events.js';
 import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';
 import { parseRunRequest, ValidationError, type WorkspaceOfferResponse } from '../../lib/specs/index.js';
+import { MOTO_CREDENTIALS, MOTO_REGION } from './constants.js';
 import { pointSdkAtMoto } from './helpers.js';
 import { type S3Gate, startS3Gate } from './s3-gate.js';
 
@@ -218,6 +226,33 @@ describe('workspace archives in S3 (moto)', () => {
       );
       expect(head.ContentLength).toBe(other.length);
       expect(gate.refused).toEqual(['BadDigest', 'SignatureDoesNotMatch', 'SignatureDoesNotMatch']);
+    });
+
+    it('is refused through a URL presigned without the SHA-256, which the SDK pins to the CRC32 of no body', async () => {
+      const presigner = new S3Client({
+        region: MOTO_REGION,
+        credentials: MOTO_CREDENTIALS,
+        endpoint: gate.url,
+        forcePathStyle: true,
+      });
+      const url = await getSignedUrl(
+        presigner,
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: archiveKey(ALICE_OWNER, 'crc'),
+          ContentLength: other.length,
+        }),
+        { expiresIn: 60 },
+      );
+      presigner.destroy();
+      expect(new URL(url).searchParams.get('x-amz-checksum-crc32')).toBe('AAAAAA==');
+      const error = await client
+        .sendWorkspace({ method: 'PUT', url, headers: { 'content-length': String(other.length) } }, () =>
+          Readable.from([other]),
+        )
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ apiCode: 'BadDigest', status: 400 });
+      expect(gate.refused.at(-1)).toBe('BadDigest');
     });
   });
 });

@@ -114,6 +114,25 @@ export function normalizeRunArgv(argv: readonly string[]): string[] {
   return result;
 }
 
+/**
+ * Joins a repeated `-cfg` into one literal, as if written comma-separated (so a later value of a key wins),
+ * instead of keeping only the last and silently dropping the queue of `-cfg queue=q -cfg job_role_arn=…`.
+ * TorchX refuses a repeated `-cfg`, so no TorchX command line means anything else here.
+ */
+function joinCfg(value: string, previous: string | undefined): string {
+  if (previous === undefined || previous.trim() === '') return value;
+  return value.trim() === '' ? previous : `${previous},${value}`;
+}
+
+/**
+ * What a dry run of `--workspace sha256:` says of the archive: where the job fetches it when the server said
+ * (a deployed stack's dry run); a local server's dry run does not look.
+ */
+function heldArchive(fetched: { archive: string; stored: boolean } | undefined): string {
+  if (fetched === undefined) return 'an archive the server holds';
+  return fetched.stored ? `uploaded; fetched by the job from ${fetched.archive}` : 'not uploaded by you';
+}
+
 /** True when the component's arguments ask for help (`--help` before any `--`). */
 function wantsHelp(args: readonly string[]): boolean {
   const end = args.indexOf('--');
@@ -134,7 +153,11 @@ export function registerRun(program: Command, invocation: Invocation): void {
         '-s, --scheduler <name>',
         `scheduler to run on (default: [cli:run] scheduler, ${DEFAULT_SCHEDULER})`,
       )
-      .option('--cfg <k=v,...>', 'run options, e.g. queue=gpu,priority=5 (also -cfg, --scheduler_args)')
+      .option(
+        '--cfg <k=v,...>',
+        'run options, e.g. queue=gpu,priority=5 (also -cfg, --scheduler_args; repeatable, a later key wins)',
+        joinCfg,
+      )
       .option('--app <file>', 'run the AppDef JSON in this file (- for stdin) instead of a component')
       .option('--session <name>', 'session name in the handle (default: torchx)')
       .option('--dryrun', 'print the scheduler request without submitting anything')
@@ -289,7 +312,15 @@ async function runCommand(
       invocation.out(await formatDryRun(dryrun));
       if (packed !== undefined && shipping !== undefined)
         invocation.out(shipping.describePacked(packed, dryrun.workspace));
-      else if (sha256 !== undefined) invocation.out(`workspace: ${sha256} (an archive the server holds)`);
+      else if (sha256 !== undefined)
+        invocation.out(`workspace: ${sha256} (${heldArchive(dryrun.workspace)})`);
+    }
+    // A run names `sha256:` without uploading anything: it would be refused, so its dry run fails too.
+    if (packed === undefined && sha256 !== undefined && dryrun.workspace?.stored === false) {
+      throw new UsageError(
+        `workspace.sha256: you have not uploaded the workspace archive ${sha256} to ${client.endpoint} (or it expired): a run with it would be refused`,
+        'upload it with `txs workspace DIR` (which prints its hash), or run with --workspace DIR',
+      );
     }
     return ExitCode.OK;
   }

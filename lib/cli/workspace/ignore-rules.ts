@@ -34,12 +34,19 @@ export const IGNORE_FILES = {
 /**
  * Names never packed, at any depth and whatever the ignore files say: version-control metadata, Python and
  * tool caches, Node's installed packages (host-specific binaries that the job's image must provide itself),
- * and the usual virtual-environment directory names.
+ * the usual virtual-environment directory names, and the stores of credentials a home directory holds (a
+ * default workspace is the current directory, which may be the home directory: its SSH and GnuPG keys and
+ * AWS credentials must not land in the stack's bucket, which every job role the stack knows may read).
  */
 export const ALWAYS_EXCLUDED: ReadonlySet<string> = new Set([
   '.git',
   '.hg',
   '.svn',
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.netrc',
+  '.git-credentials',
   '__pycache__',
   '.pytest_cache',
   '.mypy_cache',

@@ -169,6 +169,69 @@ describe('txs run', () => {
     ]);
   });
 
+  it('keeps the options of every repeated -cfg, a later value of the same key winning', async () => {
+    const { code } = await txs([
+      'run',
+      '--workspace',
+      '',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q,priority=1',
+      '--scheduler_args',
+      'job_role_arn=arn:aws:iam::123456789012:role/job',
+      '-cfg',
+      'priority=5',
+      '-cfg',
+      '',
+      'utils.echo',
+    ]);
+    expect(code).toBe(ExitCode.OK);
+    expect(posted('/v1/apps')[0]?.body).toMatchObject({
+      cfg: { queue: 'q', priority: '5', job_role_arn: 'arn:aws:iam::123456789012:role/job' },
+    });
+  });
+
+  describe('--dryrun --workspace sha256:<hash>', () => {
+    const sha = 'ab'.repeat(32);
+    const dryrun = () =>
+      txs([
+        'run',
+        '--dryrun',
+        '--workspace',
+        `sha256:${sha}`,
+        '-s',
+        'aws_batch',
+        '-cfg',
+        'queue=q',
+        'utils.echo',
+      ]);
+
+    it('fails as the run would (exit 2, naming workspace.sha256) when the stack says it is not uploaded', async () => {
+      api.deployedWorkspaces = new Set();
+      const { code, out, err } = await dryrun();
+      expect(code).toBe(ExitCode.USAGE);
+      expect(out).toContain(`workspace: ${sha} (not uploaded by you)`);
+      expect(err).toContain(`error: workspace.sha256: you have not uploaded the workspace archive ${sha}`);
+      expect(err).toContain('hint: upload it with `txs workspace DIR`');
+    });
+
+    it('names where the job fetches an uploaded one', async () => {
+      api.deployedWorkspaces = new Set([sha]);
+      const { code, out } = await dryrun();
+      expect(code).toBe(ExitCode.OK);
+      expect(out).toContain(
+        `workspace: ${sha} (uploaded; fetched by the job from s3://txs-workspaces/workspaces/owner/${sha}.tar.gz)`,
+      );
+    });
+
+    it('names the archive as the server’s when the server says nothing of it (the local server)', async () => {
+      const { code, out } = await dryrun();
+      expect(code).toBe(ExitCode.OK);
+      expect(out).toContain(`workspace: ${sha} (an archive the server holds)`);
+    });
+  });
+
   it('sends -cfg alone as TorchX string forms in one request: no GET /v1/schedulers first', async () => {
     const { code } = await txs([
       'run',

@@ -67,6 +67,11 @@ export interface FakeApi {
   apps: Map<string, FakeApp>;
   /** What the next POST /v1/apps creates. */
   nextRun: FakeAppScript;
+  /**
+   * Answer dry runs as a deployed stack does, naming where the job fetches the request's workspace and
+   * whether the caller has uploaded it (its hash in this set); unset: as the local server, naming nothing.
+   */
+  deployedWorkspaces?: Set<string>;
   /** Adds an app directly. */
   addApp(handle: string, script: FakeAppScript, createdAt?: number): FakeApp;
   /** Stops the server; throws when any answer it sent did not match the contract. */
@@ -290,8 +295,23 @@ export async function startFakeApi(): Promise<FakeApi> {
       ];
       const warnings = allWarnings.length === 0 ? {} : { warnings: allWarnings };
       if (path === '/v1/dryrun') {
+        const ref = (request.body as { workspace?: { sha256: string } }).workspace;
+        const held = api.deployedWorkspaces;
+        const workspace =
+          ref === undefined || held === undefined
+            ? {}
+            : {
+                workspace: {
+                  sha256: ref.sha256,
+                  size: 0,
+                  fileCount: 0,
+                  archive: `s3://txs-workspaces/workspaces/owner/${ref.sha256}.tar.gz`,
+                  stored: held.has(ref.sha256),
+                },
+              };
         return {
           body: {
+            ...workspace,
             scheduler: body.scheduler,
             app: { name, roles: [{ name, image: '/tmp', entrypoint: 'echo', args: [] }], metadata: {} },
             cfg: {},

@@ -182,6 +182,20 @@ describe('names never packed', () => {
     await writeTree(root, { 'notebooks/.ipynb_checkpoints/a.ipynb': '' });
     expect(await keptFiles(root)).toEqual(['tools/run.py', 'train.py']);
   });
+
+  it('leaves out credential stores at any depth, whatever the ignore files say: a run from home ships no keys', async () => {
+    const home = await treeDir({
+      '.ssh/id_ed25519': 'PRIVATE KEY',
+      '.aws/credentials': '[default]',
+      '.gnupg/private-keys-v1.d/k.key': '',
+      '.netrc': 'machine example.com password x',
+      '.git-credentials': 'https://user:token@example.com',
+      'proj/.aws/config': '[profile x]',
+      'proj/train.py': '',
+      '.torchxignore': '!.ssh\n',
+    });
+    expect(await keptFiles(home)).toEqual(['.torchxignore', 'proj/train.py']);
+  });
 });
 
 describe('fnmatch, as Python has it on POSIX', () => {
