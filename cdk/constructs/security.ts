@@ -46,8 +46,9 @@ export interface SecurityProps {
    */
   readonly sageMakerInstanceTypes?: readonly string[];
   /**
-   * Image of the container that copies an `aws_batch` job's workspace from S3 before the job starts, with the
-   * job role (`TXS_WORKSPACE_FETCH_IMAGE`): an AWS CLI image whose entrypoint is `aws`. Name a copy in your
+   * Image of the container that copies a job's workspace from S3 before the job starts (`aws_batch`, with the
+   * job role; `kubernetes` and `kubernetes_mcad`, with the pod's service account) (`TXS_WORKSPACE_FETCH_IMAGE`):
+   * an AWS CLI image whose entrypoint is `aws`. Name a copy in your
    * own ECR when the compute environments cannot reach the public ECR gallery (docs/workspaces.md).
    * @default - a pinned public.ecr.aws/aws-cli/aws-cli
    */

@@ -27,7 +27,8 @@ export interface WorkspaceArchiveBucketProps {
   readonly removalPolicy: RemovalPolicy;
   /**
    * Roles whose jobs fetch workspaces (Batch job roles, SageMaker execution roles): `s3:GetObject` on the
-   * archives, through the bucket policy.
+   * archives, and `s3:ListBucket` of the archive prefix (a SageMaker `S3Prefix` channel lists its key before
+   * it downloads), through the bucket policy.
    */
   readonly readerRoleArns: readonly string[];
 }
@@ -59,6 +60,15 @@ export class WorkspaceArchiveBucket extends Bucket {
           principals: props.readerRoleArns.map((arn) => new ArnPrincipal(arn)),
           actions: ['s3:GetObject'],
           resources: [this.archivesArn()],
+        }),
+      );
+      this.addToResourcePolicy(
+        new PolicyStatement({
+          sid: 'JobRolesListWorkspaces',
+          principals: props.readerRoleArns.map((arn) => new ArnPrincipal(arn)),
+          actions: ['s3:ListBucket'],
+          resources: [this.bucketArn],
+          conditions: { StringLike: { 's3:prefix': `${WORKSPACE_KEY_PREFIX}*` } },
         }),
       );
     }

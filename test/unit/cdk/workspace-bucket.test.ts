@@ -75,6 +75,7 @@ function allowsFor(principal: string): IamStatement[] {
       Effect: 'Allow',
       Action: s.Action,
       Resource: [s.Resource].flat().map((r) => resolveBucket(render(r))),
+      ...(s.Condition === undefined ? {} : { Condition: s.Condition }),
     }));
 }
 
@@ -117,7 +118,7 @@ describe('the workspace bucket', () => {
     for (const deny of denies) expect(deny.Principal).toEqual({ AWS: '*' });
   });
 
-  it('lets the Batch job roles and SageMaker execution roles read archives, and nothing else', () => {
+  it('lets the Batch job roles and SageMaker execution roles read archives and list the archive prefix (SageMaker channels list), and nothing else', () => {
     for (const role of [JOB_ROLE, SAGEMAKER_ROLE]) {
       const statements = allowsFor(role);
       expect(evaluate(statements, { action: 's3:GetObject', resources: [ARCHIVE] })).toBe('Allow');
@@ -126,6 +127,14 @@ describe('the workspace bucket', () => {
       );
       expect(evaluate(statements, { action: 's3:PutObject', resources: [ARCHIVE] })).toBe('ImplicitDeny');
       expect(evaluate(statements, { action: 's3:ListBucket', resources: [BUCKET_ARN] })).toBe('ImplicitDeny');
+      const list = (prefix: string) =>
+        evaluate(statements, {
+          action: 's3:ListBucket',
+          resources: [BUCKET_ARN],
+          context: { 's3:prefix': prefix },
+        });
+      expect(list(ARCHIVE.slice(`${BUCKET_ARN}/`.length))).toBe('Allow');
+      expect(list('other/')).toBe('ImplicitDeny');
     }
   });
 
