@@ -11,10 +11,12 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import {
   HeadObjectCommand,
   type HeadObjectCommandOutput,
   PutObjectCommand,
+  type PutObjectCommandInput,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -28,6 +30,7 @@ import {
   ValidationError,
   type WorkspaceOffer,
   type WorkspaceOfferResponse,
+  type WorkspaceSummary,
 } from '../../lib/specs/index.js';
 import { config, created, onForget } from './container.js';
 import { WORKSPACE_KEY_PREFIX } from './env-names.js';
@@ -107,30 +110,20 @@ export class WorkspaceBucket {
    */
   async offer(owner: string, offer: WorkspaceOffer): Promise<WorkspaceOfferResponse> {
     if ((await this.find(owner, offer.sha256)) !== undefined) return { sha256: offer.sha256, stored: true };
-    const checksum = Buffer.from(offer.sha256, 'hex').toString('base64');
+    const put = this.putOf(owner, offer);
     const headers = {
       'content-length': String(offer.size),
-      'x-amz-checksum-sha256': checksum,
+      'x-amz-checksum-sha256': put.ChecksumSHA256,
       [`x-amz-meta-${FILE_COUNT_METADATA}`]: String(offer.fileCount),
     };
     const signedAt = this.now();
-    const url = await getSignedUrl(
-      this.client,
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: archiveKey(owner, offer.sha256),
-        ContentLength: offer.size,
-        ChecksumSHA256: checksum,
-        Metadata: { [FILE_COUNT_METADATA]: String(offer.fileCount) },
-      }),
-      {
-        expiresIn: UPLOAD_URL_SECONDS,
-        signingDate: new Date(signedAt),
-        // Signed, and sent as headers (not moved into the query string), so S3 checks them on the PUT.
-        signableHeaders: new Set(Object.keys(headers)),
-        unhoistableHeaders: new Set(Object.keys(headers)),
-      },
-    );
+    const url = await getSignedUrl(this.client, new PutObjectCommand(put), {
+      expiresIn: UPLOAD_URL_SECONDS,
+      signingDate: new Date(signedAt),
+      // Signed, and sent as headers (not moved into the query string), so S3 checks them on the PUT.
+      signableHeaders: new Set(Object.keys(headers)),
+      unhoistableHeaders: new Set(Object.keys(headers)),
+    });
     return {
       sha256: offer.sha256,
       stored: false,
@@ -141,6 +134,47 @@ export class WorkspaceBucket {
         expiresAt: new Date(signedAt + UPLOAD_URL_SECONDS * 1000).toISOString(),
       },
     };
+  }
+
+  /**
+   * The PutObject of `owner`'s archive (without its body): its key, and the length, SHA-256 (S3 refuses
+   * other bytes, storing nothing) and file count it must have.
+   */
+  private putOf(
+    owner: string,
+    { sha256, size, fileCount }: WorkspaceSummary,
+  ): PutObjectCommandInput & { ChecksumSHA256: string } {
+    return {
+      Bucket: this.bucket,
+      Key: archiveKey(owner, sha256),
+      ContentLength: size,
+      ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      Metadata: { [FILE_COUNT_METADATA]: String(fileCount) },
+    };
+  }
+
+  /**
+   * The local server's run: its stored archive `local` (a file on its machine) copied to `owner`'s key in
+   * this bucket, unless the bucket holds it already (and fresh: an older copy is written again, which renews
+   * it), as the workspace the job fetches. The PutObject is pinned to the archive's SHA-256, so S3 stores
+   * these bytes or nothing.
+   *
+   * @throws BackendAccessDeniedError when the server's credentials may not read or write the owner's key;
+   *   BackendError when S3 fails otherwise.
+   */
+  async copyIn(owner: string, local: JobWorkspace): Promise<JobWorkspace> {
+    const { sha256, size, fileCount } = local;
+    if ((await this.find(owner, sha256)) === undefined) {
+      const body = createReadStream(local.archive);
+      try {
+        await this.client.send(new PutObjectCommand({ ...this.putOf(owner, local), Body: body }));
+      } catch (error) {
+        throw backendError(error, 's3:PutObject', `workspace archive ${sha256}`);
+      } finally {
+        body.destroy();
+      }
+    }
+    return { sha256, size, fileCount, archive: this.uri(owner, sha256) };
   }
 
   /**
