@@ -162,7 +162,11 @@ describe('the local server with a workspace bucket, for a scheduler whose jobs f
       Metadata: { 'file-count': '1' },
     });
     // What was sent is the archive the key names.
-    expect(createHash('sha256').update(received ?? Buffer.alloc(0)).digest('hex')).toBe(sha256);
+    expect(
+      createHash('sha256')
+        .update(received ?? Buffer.alloc(0))
+        .digest('hex'),
+    ).toBe(sha256);
     // Looked for first, under the same key.
     expect(s3.commandCalls(HeadObjectCommand).map((call) => call.args[0].input)).toEqual([
       { Bucket: BUCKET, Key: put?.Key },
@@ -246,7 +250,17 @@ describe('the local server’s dry run of a scheduler whose jobs use its own arc
 
   it('hands slurm the archive to unpack into job_dir, and refuses a workspace without job_dir', async () => {
     const src = await sourceDir('dry-slurm', { 'train.py': 'print("slurm")\n' });
-    const dry = await txs(src, 'run', '--dryrun', '--json', '-s', 'slurm', '-cfg', 'job_dir=/scratch/me', 'utils.echo');
+    const dry = await txs(
+      src,
+      'run',
+      '--dryrun',
+      '--json',
+      '-s',
+      'slurm',
+      '-cfg',
+      'job_dir=/scratch/me',
+      'utils.echo',
+    );
     expect(dry.code, dry.err).toBe(ExitCode.OK);
     const answer = JSON.parse(dry.out) as { request: { workspace?: { sha256: string; archive: string } } };
     const sha256 = answer.request.workspace?.sha256 ?? '';
