@@ -118,6 +118,19 @@ async function sourceDir(name: string, files: Record<string, string>): Promise<s
   return dir;
 }
 
+/** `POST path` with `body`, straight to the server with its token (as any client of the same user). */
+function api(path: string, body: unknown): Promise<Response> {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${server.token}`,
+      'content-type': 'application/json',
+      'x-txs-user': USER,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 /** The bytes of a PutObject's body (a stream of the server's archive file). */
 async function bytesOf(body: unknown): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -212,18 +225,42 @@ describe('the local server with a workspace bucket, for a scheduler whose jobs f
     // The project's one mapping: AWS's text stays in the server's log, the client gets the code's own words.
     expect(run.err).toContain('AWS denied a call this service needs');
     expect(batch.commandCalls(SubmitJobCommand)).toHaveLength(0);
-    const answer = await fetch(`${server.url}/v1/apps`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        scheduler: 'aws_batch',
-        cfg: { queue: 'gpu' },
-        component: 'utils.echo',
-        workspace: { sha256: KEY.exec(s3.commandCalls(PutObjectCommand)[0]?.args[0].input.Key ?? '')?.[1] },
-      }),
+    const answer = await api('/v1/apps', {
+      scheduler: 'aws_batch',
+      cfg: { queue: 'gpu', job_role_arn: `arn:aws:iam::${ACCOUNT}:role/txs-job` },
+      component: 'utils.echo',
+      workspace: { sha256: KEY.exec(s3.commandCalls(PutObjectCommand)[0]?.args[0].input.Key ?? '')?.[1] },
     });
     expect(answer.status).toBe(502);
     expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('BackendAccessDenied');
+  });
+
+  it('answers 503 BackendError, not retryable, when S3 refuses the bytes (BadDigest), submitting nothing', async () => {
+    const src = await sourceDir('bad-digest', { 'train.py': 'print("digest")\n' });
+    const dry = await txs(src, 'run', '--dryrun', '-s', 'aws_batch', '-cfg', CFG, 'utils.echo');
+    const sha256 = /workspace: ([0-9a-f]{64})/.exec(dry.out)?.[1] ?? '';
+    // Stored on the local server first (POST /v1/workspaces, then its PUT), as `txs run` does.
+    expect((await txs(src, 'workspace')).code).toBe(ExitCode.OK);
+    s3.on(HeadObjectCommand).rejects(notFound());
+    s3.on(PutObjectCommand).rejects(
+      new S3ServiceException({
+        name: 'BadDigest',
+        $fault: 'client',
+        message: 'The SHA256 you specified did not match the calculated checksum.',
+        $metadata: { httpStatusCode: 400, requestId: 'R3' },
+      }),
+    );
+    const answer = await api('/v1/apps', {
+      scheduler: 'aws_batch',
+      cfg: { queue: 'gpu', job_role_arn: `arn:aws:iam::${ACCOUNT}:role/txs-job` },
+      component: 'utils.echo',
+      workspace: { sha256 },
+    });
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toBeNull();
+    expect(((await answer.json()) as { error: { code: string } }).error.code).toBe('BackendError');
+    expect(s3.commandCalls(PutObjectCommand)).toHaveLength(1);
+    expect(batch.commandCalls(SubmitJobCommand)).toHaveLength(0);
   });
 
   it('shows in a dry run the s3:// archive a run would copy to and the job fetch, calling neither S3 nor uploading', async () => {
@@ -271,6 +308,21 @@ describe('the local server’s dry run of a scheduler whose jobs use its own arc
     expect(without.code).toBe(ExitCode.USAGE);
     expect(without.err).toContain('cfg.job_dir');
     expect(sent.filter((request) => request.startsWith('PUT '))).toEqual([]);
+  });
+});
+
+describe('POST /v1/workspaces naming the run’s scheduler', () => {
+  it('refuses a scheduler that takes no workspace, naming workspace, before anything is sent', async () => {
+    const answer = await api('/v1/workspaces', {
+      sha256: 'ab'.repeat(32),
+      size: 10,
+      fileCount: 1,
+      scheduler: 'lsf',
+    });
+    expect(answer.status).toBe(400);
+    const { error } = (await answer.json()) as { error: { details: { path: string; message: string }[] } };
+    expect(error.details[0]?.path).toBe('workspace');
+    expect(error.details[0]?.message).toContain('the lsf scheduler cannot take a workspace');
   });
 });
 
