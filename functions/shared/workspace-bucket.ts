@@ -27,6 +27,7 @@ import {
   isAccessDeniedError,
   isRetryableAwsError,
   type JobWorkspace,
+  retry,
   ValidationError,
   type WorkspaceOffer,
   type WorkspaceOfferResponse,
@@ -42,6 +43,9 @@ export const FILE_COUNT_METADATA = 'file-count';
 export const UPLOAD_URL_SECONDS = 15 * 60;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Attempts of a copy's PutObject that S3 failed transiently (throttling, 5xx, a dropped connection). */
+const PUT_RETRIES = { maxAttempts: 3, baseMs: 200, capMs: 2_000 } as const;
 
 /**
  * The prefix of `owner`'s archives: a hash, so the key holds no ARN and no owner can choose a prefix
@@ -165,13 +169,21 @@ export class WorkspaceBucket {
   async copyIn(owner: string, local: JobWorkspace): Promise<JobWorkspace> {
     const { sha256, size, fileCount } = local;
     if ((await this.find(owner, sha256)) === undefined) {
-      const body = createReadStream(local.archive);
+      const put = this.putOf(owner, local);
+      // The SDK does not retry a request whose body is a stream (it cannot rewind it): each attempt here
+      // opens the file again.
+      const send = async () => {
+        const body = createReadStream(local.archive);
+        try {
+          await this.client.send(new PutObjectCommand({ ...put, Body: body }));
+        } finally {
+          body.destroy();
+        }
+      };
       try {
-        await this.client.send(new PutObjectCommand({ ...this.putOf(owner, local), Body: body }));
+        await retry(send, { ...PUT_RETRIES, isRetryable: isRetryableAwsError });
       } catch (error) {
         throw backendError(error, 's3:PutObject', `workspace archive ${sha256}`);
-      } finally {
-        body.destroy();
       }
     }
     return { sha256, size, fileCount, archive: this.uri(owner, sha256) };

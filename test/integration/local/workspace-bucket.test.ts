@@ -188,6 +188,33 @@ describe('the local server with a workspace bucket, for a scheduler whose jobs f
     expect(submitted()).not.toContain(join(dataDir, 'server'));
   });
 
+  it('sends the PutObject again, from the file again, when S3 fails it transiently (503 SlowDown)', async () => {
+    const src = await sourceDir('slow-down', { 'train.py': 'print("slow")\n' });
+    s3.on(HeadObjectCommand).rejects(notFound());
+    const bodies: Buffer[] = [];
+    s3.on(PutObjectCommand)
+      .callsFakeOnce(async (input: { Body: unknown }) => {
+        bodies.push(await bytesOf(input.Body));
+        throw new S3ServiceException({
+          name: 'SlowDown',
+          $fault: 'server',
+          message: 'Please reduce your request rate.',
+          $metadata: { httpStatusCode: 503, requestId: 'R4' },
+        });
+      })
+      .callsFake(async (input: { Body: unknown; ChecksumSHA256: string }) => {
+        bodies.push(await bytesOf(input.Body));
+        return { $metadata: { httpStatusCode: 200 }, ETag: '"e"', ChecksumSHA256: input.ChecksumSHA256 };
+      });
+    const run = await txs(src, 'run', '-s', 'aws_batch', '-cfg', CFG, 'utils.echo');
+    expect(run.code, run.err).toBe(ExitCode.OK);
+    expect(bodies).toHaveLength(2);
+    // Each attempt sent the whole archive.
+    expect(bodies[1]?.length).toBeGreaterThan(0);
+    expect(bodies[1]?.equals(bodies[0] ?? Buffer.alloc(0))).toBe(true);
+    expect(batch.commandCalls(SubmitJobCommand)).toHaveLength(1);
+  });
+
   it('sends no PutObject when the bucket holds the archive already', async () => {
     const src = await sourceDir('held', { 'train.py': 'print("held")\n' });
     s3.on(HeadObjectCommand).callsFake((input: { Key: string }) => ({
