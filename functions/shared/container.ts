@@ -66,6 +66,8 @@ export interface LocalModeHooks {
     resolve(sha256: string): JobWorkspace;
     /** Whether the archive `sha256` is stored (`POST /v1/workspaces`); marks it used when it is. */
     holds(sha256: string): Promise<boolean>;
+    /** A dry run's workspace: where a run would find the archive `sha256`, and whether it is stored yet. */
+    describe(sha256: string): JobWorkspace & { stored: boolean };
   };
 }
 

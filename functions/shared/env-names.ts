@@ -98,7 +98,7 @@ export const ENV_DESCRIPTIONS = {
   workspaceBucket: {
     group: 'core',
     description:
-      'S3 bucket of workspace archives (the deployed stack); without it, and outside local mode, a run with a workspace is refused.',
+      "S3 bucket of workspace archives: the deployed stack's; on the local server, where it copies an archive for schedulers whose jobs fetch from S3 (aws_batch, aws_sagemaker, kubernetes). Without it such a run with a workspace is refused.",
   },
   workspaceDays: {
     group: 'core',

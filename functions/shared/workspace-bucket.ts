@@ -11,10 +11,12 @@
  * @module
  */
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import {
   HeadObjectCommand,
   type HeadObjectCommandOutput,
   PutObjectCommand,
+  type PutObjectCommandInput,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -25,9 +27,11 @@ import {
   isAccessDeniedError,
   isRetryableAwsError,
   type JobWorkspace,
+  retry,
   ValidationError,
   type WorkspaceOffer,
   type WorkspaceOfferResponse,
+  type WorkspaceSummary,
 } from '../../lib/specs/index.js';
 import { config, created, onForget } from './container.js';
 import { WORKSPACE_KEY_PREFIX } from './env-names.js';
@@ -39,6 +43,9 @@ export const FILE_COUNT_METADATA = 'file-count';
 export const UPLOAD_URL_SECONDS = 15 * 60;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Attempts of a copy's PutObject that S3 failed transiently (throttling, 5xx, a dropped connection). */
+const PUT_RETRIES = { maxAttempts: 3, baseMs: 200, capMs: 2_000 } as const;
 
 /**
  * The prefix of `owner`'s archives: a hash, so the key holds no ARN and no owner can choose a prefix
@@ -107,30 +114,20 @@ export class WorkspaceBucket {
    */
   async offer(owner: string, offer: WorkspaceOffer): Promise<WorkspaceOfferResponse> {
     if ((await this.find(owner, offer.sha256)) !== undefined) return { sha256: offer.sha256, stored: true };
-    const checksum = Buffer.from(offer.sha256, 'hex').toString('base64');
+    const put = this.putOf(owner, offer);
     const headers = {
       'content-length': String(offer.size),
-      'x-amz-checksum-sha256': checksum,
+      'x-amz-checksum-sha256': put.ChecksumSHA256,
       [`x-amz-meta-${FILE_COUNT_METADATA}`]: String(offer.fileCount),
     };
     const signedAt = this.now();
-    const url = await getSignedUrl(
-      this.client,
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: archiveKey(owner, offer.sha256),
-        ContentLength: offer.size,
-        ChecksumSHA256: checksum,
-        Metadata: { [FILE_COUNT_METADATA]: String(offer.fileCount) },
-      }),
-      {
-        expiresIn: UPLOAD_URL_SECONDS,
-        signingDate: new Date(signedAt),
-        // Signed, and sent as headers (not moved into the query string), so S3 checks them on the PUT.
-        signableHeaders: new Set(Object.keys(headers)),
-        unhoistableHeaders: new Set(Object.keys(headers)),
-      },
-    );
+    const url = await getSignedUrl(this.client, new PutObjectCommand(put), {
+      expiresIn: UPLOAD_URL_SECONDS,
+      signingDate: new Date(signedAt),
+      // Signed, and sent as headers (not moved into the query string), so S3 checks them on the PUT.
+      signableHeaders: new Set(Object.keys(headers)),
+      unhoistableHeaders: new Set(Object.keys(headers)),
+    });
     return {
       sha256: offer.sha256,
       stored: false,
@@ -141,6 +138,55 @@ export class WorkspaceBucket {
         expiresAt: new Date(signedAt + UPLOAD_URL_SECONDS * 1000).toISOString(),
       },
     };
+  }
+
+  /**
+   * The PutObject of `owner`'s archive (without its body): its key, and the length, SHA-256 (S3 refuses
+   * other bytes, storing nothing) and file count it must have.
+   */
+  private putOf(
+    owner: string,
+    { sha256, size, fileCount }: WorkspaceSummary,
+  ): PutObjectCommandInput & { ChecksumSHA256: string } {
+    return {
+      Bucket: this.bucket,
+      Key: archiveKey(owner, sha256),
+      ContentLength: size,
+      ChecksumSHA256: Buffer.from(sha256, 'hex').toString('base64'),
+      Metadata: { [FILE_COUNT_METADATA]: String(fileCount) },
+    };
+  }
+
+  /**
+   * The local server's run: its stored archive `local` (a file on its machine) copied to `owner`'s key in
+   * this bucket, unless the bucket holds it already (and fresh: an older copy is written again, which renews
+   * it), as the workspace the job fetches. The PutObject is pinned to the archive's SHA-256, so S3 stores
+   * these bytes or nothing.
+   *
+   * @throws BackendAccessDeniedError when the server's credentials may not read or write the owner's key;
+   *   BackendError when S3 fails otherwise.
+   */
+  async copyIn(owner: string, local: JobWorkspace): Promise<JobWorkspace> {
+    const { sha256, size, fileCount } = local;
+    if ((await this.find(owner, sha256)) === undefined) {
+      const put = this.putOf(owner, local);
+      // The SDK does not retry a request whose body is a stream (it cannot rewind it): each attempt here
+      // opens the file again.
+      const send = async () => {
+        const body = createReadStream(local.archive);
+        try {
+          await this.client.send(new PutObjectCommand({ ...put, Body: body }));
+        } finally {
+          body.destroy();
+        }
+      };
+      try {
+        await retry(send, { ...PUT_RETRIES, isRetryable: isRetryableAwsError });
+      } catch (error) {
+        throw backendError(error, 's3:PutObject', `workspace archive ${sha256}`);
+      }
+    }
+    return { sha256, size, fileCount, archive: this.uri(owner, sha256) };
   }
 
   /**

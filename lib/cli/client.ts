@@ -90,12 +90,14 @@ export class TxsClient {
 
   /**
    * `POST /v1/workspaces`: whether the server holds the archive for the caller (`stored`), else where to
-   * upload it (`upload`).
+   * upload it (`upload`). With the `scheduler` of the run it is for, the server refuses an archive that run
+   * could not use before anything is uploaded.
    */
   async offerWorkspace(offer: {
     sha256: string;
     size: number;
     fileCount: number;
+    scheduler?: string;
   }): Promise<WorkspaceOfferResponse> {
     return this.request<WorkspaceOfferResponse>('POST', '/v1/workspaces', { body: offer });
   }

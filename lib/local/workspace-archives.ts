@@ -125,13 +125,19 @@ export class WorkspaceArchives {
    * earlier version). Synchronous, so no sweep of this process runs between the look and the mark.
    */
   private markUsed(sha256: string): { size: number; index: WorkspaceIndex } | undefined {
+    const stored = this.find(sha256);
+    if (stored === undefined) return undefined;
+    const now = new Date();
+    utimesSync(workspaceIndexPath(this.archivePath(sha256)), now, now);
+    return stored;
+  }
+
+  /** The stored archive `sha256` (its size and index), not marked; undefined as for {@link markUsed}. */
+  private find(sha256: string): { size: number; index: WorkspaceIndex } | undefined {
     const archive = this.archivePath(sha256);
     const index = readWorkspaceIndex(archive);
     const size = index === undefined ? undefined : sizeOfSync(archive);
-    if (index === undefined || size === undefined) return undefined;
-    const now = new Date();
-    utimesSync(workspaceIndexPath(archive), now, now);
-    return { size, index };
+    return index === undefined || size === undefined ? undefined : { size, index };
   }
 
   private async receive(req: IncomingMessage, res: ServerResponse, sha256: string): Promise<void> {
@@ -239,6 +245,22 @@ export class WorkspaceArchives {
       size: stored.size,
       fileCount: stored.index.fileCount,
       archive: this.archivePath(sha256),
+    };
+  }
+
+  /**
+   * A dry run's workspace: the archive `sha256` where a run would find it, and whether it is stored yet
+   * (`size` and `fileCount` are 0 until it is). Reads nothing but its index and marks nothing: a dry run
+   * packs without uploading, so its archive is usually not here.
+   */
+  describe(sha256: string): JobWorkspace & { stored: boolean } {
+    const stored = this.find(sha256);
+    return {
+      sha256,
+      size: stored?.size ?? 0,
+      fileCount: stored?.index.fileCount ?? 0,
+      archive: this.archivePath(sha256),
+      stored: stored !== undefined,
     };
   }
 

@@ -137,7 +137,11 @@ const cfgValue = z.union([
 export const cfgSchema = z.record(safeKey, cfgValue);
 
 /** The schedulers that take a workspace, and an archive's content address: in a module without zod for the CLI. */
-export { WORKSPACE_SCHEDULERS, WORKSPACE_SHA256_PATTERN } from './workspaces.js';
+export {
+  WORKSPACE_ARCHIVE_SOURCES,
+  WORKSPACE_SCHEDULERS,
+  WORKSPACE_SHA256_PATTERN,
+} from './workspaces.js';
 
 /**
  * The largest workspace archive accepted (bytes): the client's 500 MiB content limit, compressed, with room
@@ -170,6 +174,11 @@ export const workspaceOfferSchema = z.strictObject({
       ),
     ),
   fileCount: z.int().check(z.minimum(0, 'must be the number of regular files in the archive (0 or more)')),
+  /**
+   * The scheduler the caller will run with, when it knows: the server refuses an archive that run could not
+   * use before anything is uploaded (e.g. the local server without a workspace bucket, for aws_batch).
+   */
+  scheduler: z.optional(name),
 });
 
 /** A validated `POST /v1/workspaces` body. */

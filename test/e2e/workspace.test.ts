@@ -180,14 +180,14 @@ describe('txs run: the default workspace', () => {
     const project = await sourceDir('default-project', { 'train.py': 'print(1)\n' });
     dryruns.length = 0;
     sent.length = 0;
-    const dry = await txsIn(project, 'run', '--dryrun', '-s', 'aws_batch', '-cfg', 'queue=q', 'utils.echo');
+    const dry = await txsIn(project, 'run', '--dryrun', '-s', 'local_docker', 'utils.echo');
     expect(dry.code, dry.err).toBe(ExitCode.OK);
     expect(dry.err).toContain(
-      `workspace: packing ${project} (the current directory, the default workspace for aws_batch; --workspace "" runs without it)`,
+      `workspace: packing ${project} (the current directory, the default workspace for local_docker; --workspace "" runs without it)`,
     );
     const sha256 = /workspace: ([0-9a-f]{64})\n {2}1 files?/.exec(dry.out)?.[1];
     expect(sha256).toBeDefined();
-    expect(dryruns).toEqual([expect.objectContaining({ scheduler: 'aws_batch', workspace: { sha256 } })]);
+    expect(dryruns).toEqual([expect.objectContaining({ scheduler: 'local_docker', workspace: { sha256 } })]);
     expect(sent.filter((request) => request.includes('/v1/workspaces/'))).toEqual([]);
   });
 

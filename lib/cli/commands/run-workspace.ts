@@ -88,7 +88,8 @@ export async function packChoice(
 /**
  * Uploads `packed` unless the server holds it already (`POST /v1/workspaces`: an unchanged workspace costs
  * that one request and no bytes), streaming it from its file with a progress line on stderr while a large
- * archive is sent; says so on stderr when it sent it.
+ * archive is sent; says so on stderr when it sent it. Naming the run's `scheduler` lets the server refuse an
+ * archive that run could not use before anything is sent.
  *
  * @returns whether the archive was sent (false: the server held it).
  */
@@ -96,9 +97,15 @@ export async function shipWorkspace(
   invocation: Invocation,
   client: TxsClient,
   packed: PackedWorkspace,
+  scheduler?: string,
 ): Promise<boolean> {
   const { sha256, size, fileCount } = packed;
-  const offer = await client.offerWorkspace({ sha256, size, fileCount });
+  const offer = await client.offerWorkspace({
+    sha256,
+    size,
+    fileCount,
+    ...(scheduler === undefined ? {} : { scheduler }),
+  });
   if (offer.stored || offer.upload === undefined) return false;
   const report = throttleProgress((sent: number) => invocation.err(formatUploadProgress(sent, size)));
   await client.sendWorkspace(offer.upload, () => {

@@ -325,7 +325,7 @@ async function runCommand(
     return ExitCode.OK;
   }
   if (packed !== undefined && shipping !== undefined)
-    await shipping.shipWorkspace(invocation, client, packed);
+    await shipping.shipWorkspace(invocation, client, packed, scheduler);
 
   // node:crypto loads only for a real run (~4 ms of start-up a dry run does not need).
   const idempotencyKey = options.idempotencyKey ?? (await import('node:crypto')).randomUUID();

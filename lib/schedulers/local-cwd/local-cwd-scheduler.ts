@@ -288,10 +288,11 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
   /**
    * {@link validate}, then the dry run. With a workspace the replicas start in the app's copy of it, which
    * does not exist yet: entrypoints are looked up in the archive's index (written when it was stored), so a
-   * missing one is still refused before anything is recorded.
+   * missing one is still refused before anything is recorded. An archive without its index is one not
+   * stored yet, which only a dry run names (it packs without uploading; a run's archive is stored, indexed):
+   * entrypoints in the copy are then taken as there, and the run checks them.
    *
-   * @throws ValidationError naming the field (`cfg.cwd` when given with a workspace; `workspace` when the
-   *   archive has no index).
+   * @throws ValidationError naming the field (`cfg.cwd` when given with a workspace).
    */
   override validatedDryrun(
     app: AppDef,
@@ -301,20 +302,14 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
     if (workspace === undefined) return super.validatedDryrun(app, cfg);
     this.checkWorkspace(workspace);
     const index = readWorkspaceIndex(workspace.archive);
-    if (index === undefined) {
-      throw ValidationError.forField(
-        'workspace',
-        `the archive ${workspace.archive} has no index beside it; store it with PUT /v1/workspaces/${workspace.sha256} (txs run --workspace does)`,
-      );
-    }
     const root = workspaceCopyOf(this.dataDir, `${app.name}-<id>`);
-    const names = new Set([...index.executables, ...index.links]);
+    const names = index && new Set([...index.executables, ...index.links]);
     this.validateApp(app, cfg, {
       root,
       isExecutable: (file) => {
         const rel = path.relative(root, file);
         if (rel.startsWith('..') || path.isAbsolute(rel)) return isExecutableFile(file);
-        return names.has(rel.split(path.sep).join('/'));
+        return names === undefined || names.has(rel.split(path.sep).join('/'));
       },
     });
     return this.submitDryrun(app, cfg, workspace);

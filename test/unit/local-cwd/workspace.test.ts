@@ -136,13 +136,18 @@ describe('local_cwd with a workspace', () => {
     expect(both).toThrow(/cfg\.cwd: the replicas start in the workspace/);
   });
 
-  it('refuses an archive that has no index beside it (it was not checked when stored), naming workspace', async () => {
-    const workspace = await storeArchive(archives, await tarGzOf(SOURCE));
-    const unchecked = { ...workspace, archive: path.join(archives, 'elsewhere.tar.gz') };
-    await writeFile(unchecked.archive, await readFile(workspace.archive));
-    expect(() => h.scheduler.validatedDryrun(shApp('unchecked', 'true'), {}, unchecked)).toThrow(
-      /workspace: the archive .* has no index beside it/,
-    );
+  it('dry-runs an archive not stored yet (no index: a dry run uploads nothing), checking entrypoints only outside it', async () => {
+    const unstored = {
+      sha256: 'cd'.repeat(32),
+      size: 0,
+      fileCount: 0,
+      archive: path.join(archives, `${'cd'.repeat(32)}.tar.gz`),
+    };
+    const dry = h.scheduler.validatedDryrun(appOf('unstored', { entrypoint: 'bin/run.sh' }), {}, unstored);
+    expect(JSON.stringify(dry.request)).toContain(unstored.archive);
+    expect(() =>
+      h.scheduler.validatedDryrun(appOf('outside', { entrypoint: '/no/such/tool' }), {}, unstored),
+    ).toThrow(/app\.roles\.0\.entrypoint/);
   });
 
   it("removes the app's copy when the app is deleted, and keeps its logs", async () => {
