@@ -1,6 +1,5 @@
-/** The aws_batch scheduler with one Batch client and the process's Logs client, created on first use. */
+/** The aws_batch scheduler with one Batch client and the process's Logs client, created when a log is first read. */
 import { BatchClient } from '@aws-sdk/client-batch';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   type AwsBatchTranslatorOptions,
   createAwsBatchScheduler,
@@ -14,7 +13,7 @@ export function withClients(deps: SchedulerDeps, translation: AwsBatchTranslator
     createAwsBatchScheduler(ctx, {
       ...translation,
       batchClient: deps.created(new BatchClient({})),
-      logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
+      logsClient: deps.logsClient,
       queues: [...deps.config.batchQueues],
     });
 }

@@ -1,10 +1,7 @@
-/** The aws_sagemaker scheduler with one SageMaker client and the process's Logs client, created on first use. */
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+/** The aws_sagemaker scheduler with one SageMaker client and the process's Logs client, created when a log is first read. */
 import { SageMakerClient } from '@aws-sdk/client-sagemaker';
-import {
-  type AwsSageMakerTranslatorOptions,
-  createAwsSageMakerScheduler,
-} from '../../lib/schedulers/aws-sagemaker/index.js';
+import { createAwsSageMakerScheduler } from '../../lib/schedulers/aws-sagemaker/scheduler.js';
+import type { AwsSageMakerTranslatorOptions } from '../../lib/schedulers/aws-sagemaker/translator.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { SchedulerDeps } from './table.js';
 
@@ -17,6 +14,6 @@ export function withClients(
     createAwsSageMakerScheduler(ctx, {
       ...translation,
       sageMakerClient: deps.created(new SageMakerClient({})),
-      logsClient: deps.logsClient(() => new CloudWatchLogsClient({})),
+      logsClient: deps.logsClient,
     });
 }

@@ -40,8 +40,11 @@ export interface SchedulerDeps {
   submits: boolean;
   /** Registers a client the module created (X-Ray subsegments; tests and benchmarks add middleware). */
   created<T extends object>(client: T): T;
-  /** The process's one CloudWatch Logs client, created by `make` on first use. */
-  logsClient(make: () => CloudWatchLogsClient): CloudWatchLogsClient;
+  /**
+   * The process's one CloudWatch Logs client, created (and its code imported) when a scheduler first reads
+   * a log: a function that reads none loads no CloudWatch Logs code.
+   */
+  logsClient(): Promise<CloudWatchLogsClient>;
   /** The function's configuration, validated at cold start. */
   config: FunctionConfig;
   /** The deployment's security settings (stack tag, SageMaker instance types). */
@@ -114,12 +117,14 @@ class LazySchedulers {
 }
 
 function schedulerDeps(submits: boolean): SchedulerDeps {
-  let logsClient: CloudWatchLogsClient | undefined;
+  let logsClient: Promise<CloudWatchLogsClient> | undefined;
   return {
     submits,
     created,
-    logsClient: (make) => {
-      logsClient ??= created(make());
+    logsClient: () => {
+      logsClient ??= import('../../lib/schedulers/cloudwatch-logs.js').then(({ CloudWatchLogsClient }) =>
+        created(new CloudWatchLogsClient({})),
+      );
       return logsClient;
     },
     config: config(),

@@ -23,6 +23,12 @@ import {
 import { InvalidLogTokenError } from './errors.js';
 import { type LogPage, MAX_LOG_PAGE_SIZE, splitLines } from './logs.js';
 
+/**
+ * The client class, from the module a scheduler imports when it first reads a log: the client's code and
+ * the paging come in one import, and a function that reads no log loads neither.
+ */
+export { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+
 /** Most GetLogEvents calls one page makes before it answers (CloudWatch pages can be empty before a stream's end). */
 export const MAX_LOG_CALLS_PER_PAGE = 10;
 

@@ -20,7 +20,7 @@ import {
   type SubmitJobCommandInput,
   TerminateJobCommand,
 } from '@aws-sdk/client-batch';
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   type AppDryRunInfo,
   type AppState,
@@ -34,7 +34,6 @@ import {
   UnknownAppError,
   ValidationError,
 } from '../../specs/index.js';
-import { readLogStreams, toLogPage } from '../cloudwatch-logs.js';
 import { InvalidLogTokenError, UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import {
   DEFAULT_LOG_PAGE_SIZE,
@@ -44,6 +43,7 @@ import {
   type LogPageRequest,
   MAX_LOG_PAGE_SIZE,
 } from '../logs.js';
+import { type LogsClientSource, logsClientOf } from '../logs-client.js';
 import type { SchedulerContext } from '../scheduler.js';
 import { SubmittingScheduler } from '../submitting.js';
 import { type BatchAppId, parseBatchAppId, sameQueue } from './app-id.js';
@@ -91,8 +91,11 @@ const STARTED_STATUSES = new Set(['STARTING', 'RUNNING', 'SUCCEEDED', 'FAILED'])
 export interface AwsBatchSchedulerOptions extends AwsBatchTranslatorOptions {
   /** Batch client; a shared default (5 attempts, adaptive retry) is built once when omitted. */
   batchClient?: BatchClient;
-  /** CloudWatch Logs client; a shared default is built once when omitted. */
-  logsClient?: CloudWatchLogsClient;
+  /**
+   * CloudWatch Logs client, or a function that builds it when a log is first read; a shared default is built
+   * then when omitted.
+   */
+  logsClient?: LogsClientSource;
   /** Queues {@link AwsBatchScheduler.list} scans; every queue of the account (DescribeJobQueues) when omitted. */
   queues?: readonly string[];
   /** How far back {@link AwsBatchScheduler.list} looks (days, by creation time); 30 by default. */
@@ -113,8 +116,12 @@ export function defaultBatchClient(): BatchClient {
   return sharedBatchClient;
 }
 
-/** The default CloudWatch Logs client: built once per process, 5 attempts with adaptive retry. */
-export function defaultLogsClient(): CloudWatchLogsClient {
+/**
+ * The default CloudWatch Logs client: built once per process, 5 attempts with adaptive retry, its code
+ * imported on the first call.
+ */
+export async function defaultLogsClient(): Promise<CloudWatchLogsClient> {
+  const { CloudWatchLogsClient } = await import('../cloudwatch-logs.js');
   sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'adaptive' });
   return sharedLogsClient;
 }
@@ -139,7 +146,8 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
  */
 export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatchRequest> {
   private readonly batch: BatchClient;
-  private readonly logs: CloudWatchLogsClient;
+  /** The Logs client, built (and its code imported) when a log is first read. */
+  private readonly logs: () => Promise<CloudWatchLogsClient>;
   private readonly queues: readonly string[] | undefined;
   private readonly listWindowMs: number;
   /** Job ids of apps this instance submitted or found, by app id (insertion order; the oldest forgotten first). */
@@ -150,7 +158,7 @@ export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatc
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
     super(new AwsBatchTranslator(context, options), context);
     this.batch = options.batchClient ?? defaultBatchClient();
-    this.logs = options.logsClient ?? defaultLogsClient();
+    this.logs = logsClientOf(options.logsClient, defaultLogsClient);
     this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     this.listWindowMs = (options.listWindowDays ?? DEFAULT_LIST_WINDOW_DAYS) * DAY_MS;
   }
@@ -367,8 +375,12 @@ export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatc
       replica,
       node: nodeIndex,
     };
+    const [{ readLogStreams, toLogPage }, client] = await Promise.all([
+      import('../cloudwatch-logs.js'),
+      this.logs(),
+    ]);
     const page = await readLogStreams({
-      client: this.logs,
+      client,
       logGroup:
         rangeContainerOf(group.range)?.logConfiguration?.options?.['awslogs-group'] ?? DEFAULT_LOG_GROUP,
       // A first read starts at the latest attempt's stream (the node's current log, as TorchX reads it); a

@@ -1,4 +1,4 @@
-import { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
+import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import {
   CreateTrainingJobCommand,
   DescribeTrainingJobCommand,
@@ -31,10 +31,10 @@ import {
 } from '../../specs/index.js';
 import { UnknownReplicaError, UnknownRoleError } from '../errors.js';
 import type { LogPage, LogPageRequest } from '../logs.js';
+import { type LogsClientSource, logsClientOf } from '../logs-client.js';
 import type { SchedulerContext } from '../scheduler.js';
 import { SubmittingScheduler } from '../submitting.js';
 import { commandInWorkspace } from '../workspace.js';
-import { readSageMakerLogPage } from './log-reader.js';
 import type { AwsSageMakerOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
 import {
@@ -60,8 +60,11 @@ const OUR_NAME_SHAPE = /-[bcdfghjklmnpqrstvwxz][bcdfghjklmnpqrstvwxz012345679]{0
 export interface AwsSageMakerSchedulerOptions extends AwsSageMakerTranslatorOptions {
   /** SageMaker client; a default client (standard retries, 5 attempts) is built once otherwise. */
   sageMakerClient?: SageMakerClient;
-  /** CloudWatch Logs client; a default client is built once otherwise. */
-  logsClient?: CloudWatchLogsClient;
+  /**
+   * CloudWatch Logs client, or a function that builds it when a log is first read; a default client is
+   * built then otherwise.
+   */
+  logsClient?: LogsClientSource;
   /** Extra attempts after a throttling error that survived the SDK's own retries (default 3). */
   throttleRetries?: number;
   /** Ceiling of the first back-off delay in ms, doubled each attempt up to 20 s, full jitter (default 500). */
@@ -82,8 +85,9 @@ export function defaultSageMakerClient(): SageMakerClient {
   return sharedSageMakerClient;
 }
 
-/** The process-wide default CloudWatch Logs client (built on first use). */
-export function defaultLogsClient(): CloudWatchLogsClient {
+/** The process-wide default CloudWatch Logs client (built, and its code imported, on first use). */
+export async function defaultLogsClient(): Promise<CloudWatchLogsClient> {
+  const { CloudWatchLogsClient } = await import('../cloudwatch-logs.js');
   sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'standard' });
   return sharedLogsClient;
 }
@@ -136,7 +140,8 @@ export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
  */
 export class AwsSageMakerScheduler extends SubmittingScheduler<AwsSageMakerOpts, AwsSageMakerRequest> {
   private readonly sageMaker: SageMakerClient;
-  private readonly logs: CloudWatchLogsClient;
+  /** The Logs client, built (and its code imported) when a log is first read. */
+  private readonly logs: () => Promise<CloudWatchLogsClient>;
   private readonly throttleRetries: number;
   private readonly throttleBaseDelayMs: number;
   private readonly listLookbackMs: number;
@@ -146,7 +151,7 @@ export class AwsSageMakerScheduler extends SubmittingScheduler<AwsSageMakerOpts,
   constructor(context: SchedulerContext, options: AwsSageMakerSchedulerOptions = {}) {
     super(new AwsSageMakerTranslator(context, options), context);
     this.sageMaker = options.sageMakerClient ?? defaultSageMakerClient();
-    this.logs = options.logsClient ?? defaultLogsClient();
+    this.logs = logsClientOf(options.logsClient, defaultLogsClient);
     this.throttleRetries = options.throttleRetries ?? 3;
     this.throttleBaseDelayMs = options.throttleBaseDelayMs ?? 500;
     this.listLookbackMs = options.listLookbackMs ?? DEFAULT_LIST_LOOKBACK_MS;
@@ -278,8 +283,12 @@ export class AwsSageMakerScheduler extends SubmittingScheduler<AwsSageMakerOpts,
       job.SecondaryStatusTransitions,
     );
     const pastUntil = request.until !== undefined && request.until.getTime() <= this.now();
+    const [{ readSageMakerLogPage }, logsClient] = await Promise.all([
+      import('./log-reader.js'),
+      this.logs(),
+    ]);
     return readSageMakerLogPage({
-      logsClient: this.logs,
+      logsClient,
       call: (action, send) => this.callOrUndefined(action, `the logs of training job ${appId}`, send),
       jobName: appId,
       replica,

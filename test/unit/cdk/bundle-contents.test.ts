@@ -175,6 +175,15 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
       expect(matching(batch, /(Batch|SageMaker)Client\.js$/), name).toEqual([
         expect.stringMatching(/BatchClient\.js$/),
       ]);
+      // The CloudWatch Logs client comes with the first log read, not with the scheduler.
+      expect(
+        matching(chunkLoads(name, 'functions/schedulers/aws-batch-clients.ts'), /CloudWatchLogsClient\.js$/),
+        name,
+      ).toEqual([]);
+      expect(
+        matching(chunkLoads(name, 'lib/schedulers/cloudwatch-logs.ts'), /CloudWatchLogsClient\.js$/),
+        name,
+      ).toHaveLength(1);
       const localCwd = chunkLoads(name, 'functions/schedulers/local-cwd.ts');
       expect(matching(localCwd, /^lib\/schedulers\/local-cwd\//).length, name).toBeGreaterThan(0);
       expect(matching(localCwd, SDK_CLIENT), name).toEqual([]);

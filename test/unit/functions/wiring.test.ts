@@ -6,10 +6,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BatchClient, DescribeJobsCommand, ListJobsCommand } from '@aws-sdk/client-batch';
+import {
+  CloudWatchLogsClient,
+  DescribeLogStreamsCommand,
+  GetLogEventsCommand,
+} from '@aws-sdk/client-cloudwatch-logs';
+import { DescribeTrainingJobCommand, SageMakerClient } from '@aws-sdk/client-sagemaker';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { KNOWN_SCHEDULERS } from '../../../functions/shared/config.js';
 import { ENV } from '../../../functions/shared/env-names.js';
 import { parseRunRequest } from '../../../lib/specs/index.js';
+import { JOB_ID, nodeJob, parentJob } from '../aws-batch/helpers.js';
+import { describedJob } from '../aws-sagemaker/helpers.js';
 
 let created: string[];
 
@@ -77,12 +87,7 @@ describe('the scheduler table', () => {
     // The Planner's AWS schedulers only translate; the Runner's submit.
     expect(plans.scheduler('aws_batch').constructor.name).toBe('AwsBatchTranslator');
     expect(runs.scheduler('aws_batch').constructor.name).toBe('AwsBatchScheduler');
-    expect(created.sort()).toEqual([
-      'BatchClient',
-      'CloudWatchLogsClient',
-      'DynamoDBClient',
-      'SageMakerClient',
-    ]);
+    expect(created.sort()).toEqual(['BatchClient', 'DynamoDBClient', 'SageMakerClient']);
   });
 });
 
@@ -99,19 +104,44 @@ describe('the Runner (run, refresh, cancel, delete, logs)', () => {
     const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner('aws_batch');
     runs.scheduler('aws_batch');
-    expect(created.sort()).toEqual(['BatchClient', 'CloudWatchLogsClient', 'DynamoDBClient']);
+    expect(created.sort()).toEqual(['BatchClient', 'DynamoDBClient']);
     expect(runs.schedulerBackends()).toEqual(['aws_batch', 'aws_sagemaker']);
   });
 
-  it('loads every enabled scheduler when none is named (the reconciler), sharing one Logs client', async () => {
+  it('loads every enabled scheduler when none is named (the reconciler), creating no Logs client', async () => {
     const { runner } = await import('../../../functions/schedulers/table.js');
     const runs = await runner();
     for (const name of runs.schedulerBackends()) runs.scheduler(name);
-    expect(created.sort()).toEqual([
-      'BatchClient',
-      'CloudWatchLogsClient',
-      'DynamoDBClient',
-      'SageMakerClient',
-    ]);
+    expect(created.sort()).toEqual(['BatchClient', 'DynamoDBClient', 'SageMakerClient']);
+  });
+
+  it('creates the Logs client when a log is first read, one for both AWS schedulers', async () => {
+    const batch = mockClient(BatchClient);
+    const sageMaker = mockClient(SageMakerClient);
+    const logs = mockClient(CloudWatchLogsClient);
+    try {
+      batch
+        .on(ListJobsCommand)
+        .resolves({ jobSummaryList: [{ jobId: JOB_ID, jobName: parentJob().jobName }] });
+      batch.on(DescribeJobsCommand).callsFake((input: { jobs: string[] }) => ({
+        jobs: [parentJob(), nodeJob(0)].filter((job) => input.jobs.includes(job.jobId ?? '')),
+      }));
+      sageMaker.on(DescribeTrainingJobCommand).resolves(describedJob());
+      logs.on(DescribeLogStreamsCommand).resolves({ logStreams: [] });
+      logs.on(GetLogEventsCommand).resolves({ events: [], nextForwardToken: 'f/0' });
+      const { runner } = await import('../../../functions/schedulers/table.js');
+      const runs = await runner();
+      await runs.scheduler('aws_batch').readLogs('gpu:train-t4rcs9x6sv1m', { role: 'ps', replica: 0 });
+      await runs.scheduler('aws_sagemaker').readLogs('train-t4rcs9x6sv1m', { role: 'trainer' });
+      expect(created.filter((name) => name === 'CloudWatchLogsClient')).toHaveLength(1);
+      expect(
+        new Set(logs.commandCalls(GetLogEventsCommand).map((call) => call.args[0].input.logStreamName)),
+      ).toEqual(new Set(['train-t4rcs9x6sv1m/default/task0']));
+      expect(logs.commandCalls(DescribeLogStreamsCommand)).toHaveLength(1);
+    } finally {
+      batch.restore();
+      sageMaker.restore();
+      logs.restore();
+    }
   });
 });
