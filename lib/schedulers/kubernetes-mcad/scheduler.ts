@@ -6,15 +6,11 @@
  * @module
  */
 import {
-  type AppDef,
-  AppDryRunInfo,
   type AppState,
   type DescribeAppResponse,
-  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
-  type RunOpts,
 } from '../../specs/index.js';
 import type { KubeResourceRef } from '../kubernetes/client.js';
 import { KubeScheduler, type KubeSchedulerOptions } from '../kubernetes/kube-scheduler.js';
@@ -110,11 +106,19 @@ export function describeAppWrapper(appId: string, wrapper: K8sObject): DescribeA
  * ```
  */
 export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, KubernetesMcadRequest> {
-  private readonly uniqueNamer: McadUniqueNamer | undefined;
-
   constructor(context: SchedulerContext, options: KubernetesMcadSchedulerOptions = {}) {
-    super('kubernetes_mcad', context, APPWRAPPERS, 'AppWrapper', options.access, options.workspaceFetchImage);
-    this.uniqueNamer = options.uniqueNamer;
+    super(
+      'kubernetes_mcad',
+      context,
+      {
+        ref: APPWRAPPERS,
+        name: 'AppWrapper',
+        runOpts: kubernetesMcadRunOpts,
+        translate: (app, cfg, workspace) =>
+          translateKubernetesMcadApp(app, cfg, options.uniqueNamer, workspace),
+      },
+      options,
+    );
   }
 
   protected describeObject(appId: string, object: K8sObject): DescribeAppResponse {
@@ -136,18 +140,5 @@ export class KubernetesMcadScheduler extends KubeScheduler<KubernetesMcadOpts, K
   /** TorchX reads replica k's log from pod `<app id>-<k>`, whatever the role (see translate.ts). */
   protected podName(name: string, _role: string, replica: number): string {
     return mcadCleanupStr(`${name}-${replica}`);
-  }
-
-  runOpts(): RunOpts {
-    return kubernetesMcadRunOpts();
-  }
-
-  protected translate(
-    app: AppDef,
-    cfg: KubernetesMcadOpts,
-    workspace?: JobWorkspace,
-  ): AppDryRunInfo<KubernetesMcadRequest> {
-    const translated = translateKubernetesMcadApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
-    return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }

@@ -6,11 +6,13 @@
  * @module
  */
 import {
-  type AppDryRunInfo,
+  type AppDef,
+  AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
   type JobWorkspace,
   type ListAppResponse,
+  type RunOpts,
   ValidationError,
 } from '../../specs/index.js';
 import { BackendConflictError } from '../errors.js';
@@ -46,6 +48,18 @@ export interface KubeSchedulerOptions<Namer> {
   workspaceFetchImage?: string;
 }
 
+/** What a Kubernetes scheduler creates, and TorchX's translation of an app into it. */
+export interface KubeResourceKind<Opts extends Cfg, Request extends KubeObjectRequest> {
+  /** The custom resource the scheduler creates. */
+  ref: KubeResourceRef;
+  /** What TorchX calls the resource (`Volcano Job`), for the answer without a cluster. */
+  name: string;
+  /** The scheduler's run options. */
+  runOpts(): RunOpts;
+  /** Translates an app (pure), every pod starting in `workspace` when one is given. */
+  translate(app: AppDef, cfg: Opts, workspace: KubeWorkspace | undefined): { app: AppDef; request: Request };
+}
+
 /**
  * Splits a TorchX Kubernetes app id `<namespace>:<name>`.
  *
@@ -73,24 +87,38 @@ export abstract class KubeScheduler<
   Opts extends Cfg,
   Request extends KubeObjectRequest,
 > extends TranslatingScheduler<Opts, Request> {
+  /** The custom resource the scheduler creates. */
+  protected readonly ref: KubeResourceRef;
+  /** The Kubernetes API, when one is configured. */
+  protected readonly access: KubeAccess | undefined;
+  /** The image of the init container that copies a workspace archive from S3 (the AWS CLI). */
+  private readonly workspaceFetchImage: string;
+
   constructor(
     backend: string,
     context: SchedulerContext,
-    /** The custom resource the scheduler creates. */
-    protected readonly ref: KubeResourceRef,
-    /** What TorchX calls the resource (`Volcano Job`), for the answer without a cluster. */
-    resourceName: string,
-    protected readonly access: KubeAccess | undefined,
-    /** The image of the init container that copies a workspace archive from S3 (the AWS CLI). */
-    private readonly workspaceFetchImage: string = DEFAULT_WORKSPACE_FETCH_IMAGE,
+    private readonly kind: KubeResourceKind<Opts, Request>,
+    options: Pick<KubeSchedulerOptions<unknown>, 'access' | 'workspaceFetchImage'>,
   ) {
     super(
       backend,
       context,
       'no Kubernetes cluster is configured (TXS_KUBECONFIG, or TXS_EKS_CLUSTER with TXS_EKS_ENDPOINT); run ' +
         `\`txs run --dryrun -s ${backend} ...\` and apply the request's \`resource\` with \`kubectl create -f\` ` +
-        `(it is TorchX's ${resourceName}).`,
+        `(it is TorchX's ${kind.name}).`,
     );
+    this.ref = kind.ref;
+    this.access = options.access;
+    this.workspaceFetchImage = options.workspaceFetchImage ?? DEFAULT_WORKSPACE_FETCH_IMAGE;
+  }
+
+  runOpts(): RunOpts {
+    return this.kind.runOpts();
+  }
+
+  protected translate(app: AppDef, cfg: Opts, workspace?: JobWorkspace): AppDryRunInfo<Request> {
+    const translated = this.kind.translate(app, cfg, this.workspaceOf(workspace));
+    return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 
   /**

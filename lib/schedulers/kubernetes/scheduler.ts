@@ -7,14 +7,11 @@
  */
 import {
   type AppDef,
-  AppDryRunInfo,
   type Cfg,
   type DescribeAppResponse,
-  type JobWorkspace,
   makeDescribeAppResponse,
   makeRole,
   type RoleStatus,
-  type RunOpts,
   ValidationError,
 } from '../../specs/index.js';
 import type { SchedulerContext } from '../scheduler.js';
@@ -107,11 +104,18 @@ export function checkRetryPolicies(app: AppDef, scheduler: string): void {
  * ```
  */
 export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, KubernetesRequest> {
-  private readonly uniqueNamer: K8sUniqueNamer | undefined;
-
   constructor(context: SchedulerContext, options: KubernetesSchedulerOptions = {}) {
-    super('kubernetes', context, VOLCANO_JOBS, 'Volcano Job', options.access, options.workspaceFetchImage);
-    this.uniqueNamer = options.uniqueNamer;
+    super(
+      'kubernetes',
+      context,
+      {
+        ref: VOLCANO_JOBS,
+        name: 'Volcano Job',
+        runOpts: kubernetesRunOpts,
+        translate: (app, cfg, workspace) => translateKubernetesApp(app, cfg, options.uniqueNamer, workspace),
+      },
+      options,
+    );
   }
 
   protected describeObject(appId: string, object: K8sObject): DescribeAppResponse {
@@ -139,21 +143,8 @@ export class KubernetesScheduler extends KubeScheduler<KubernetesOpts, Kubernete
     return normalizeStr(`${name}-${role}-${replica}-0`);
   }
 
-  runOpts(): RunOpts {
-    return kubernetesRunOpts();
-  }
-
   override validate(app: AppDef, cfg: Readonly<Cfg> = {}): void {
     super.validate(app, cfg);
     checkRetryPolicies(app, this.backend);
-  }
-
-  protected translate(
-    app: AppDef,
-    cfg: KubernetesOpts,
-    workspace?: JobWorkspace,
-  ): AppDryRunInfo<KubernetesRequest> {
-    const translated = translateKubernetesApp(app, cfg, this.uniqueNamer, this.workspaceOf(workspace));
-    return new AppDryRunInfo(this.backend, translated.app, cfg, translated.request);
   }
 }
