@@ -273,24 +273,29 @@ export function checkSizes(
   jobName: string,
   extra: number,
 ): void {
-  const definitionBytes = requestBytes(definition, jobName, extra);
-  const submitBytes = requestBytes(submitJob, jobName, extra);
+  const limits = [
+    {
+      what: 'the job definition',
+      request: definition,
+      max: MAX_JOB_DEFINITION_BYTES,
+      fix: 'Shorten args and env (e.g. move configuration into a file in the image or on S3)',
+    },
+    {
+      what: 'the SubmitJob payload',
+      request: submitJob,
+      max: MAX_SUBMIT_PAYLOAD_BYTES,
+      fix: 'Use fewer or shorter tags (app metadata) and env values',
+    },
+  ];
   const issues: FieldIssue[] = [];
-  if (definitionBytes > MAX_JOB_DEFINITION_BYTES) {
-    issues.push({
-      path: 'app',
-      message:
-        `the job definition is ${definitionBytes} bytes; AWS Batch allows ${MAX_JOB_DEFINITION_BYTES} (24 KiB). ` +
-        'Shorten args and env (e.g. move configuration into a file in the image or on S3)',
-    });
-  }
-  if (submitBytes > MAX_SUBMIT_PAYLOAD_BYTES) {
-    issues.push({
-      path: 'app',
-      message:
-        `the SubmitJob payload is ${submitBytes} bytes; AWS Batch allows ${MAX_SUBMIT_PAYLOAD_BYTES} (30 KiB). ` +
-        'Use fewer or shorter tags (app metadata) and env values',
-    });
+  for (const { what, request, max, fix } of limits) {
+    const bytes = requestBytes(request, jobName, extra);
+    if (bytes > max) {
+      issues.push({
+        path: 'app',
+        message: `${what} is ${bytes} bytes; AWS Batch allows ${max} (${max / 1024} KiB). ${fix}`,
+      });
+    }
   }
   if (issues.length > 0) throw batchValidationError(issues);
 }
