@@ -42,13 +42,36 @@ class LocalServer:
         self.token_file = token_file
 
 
+#: The workspace bucket the test server names. Dry runs and offers only name it; S3 is pointed at a closed
+#: loopback port, so a request to it would fail here instead of leaving the machine.
+TEST_BUCKET = {
+    "TXS_WORKSPACE_BUCKET": "txs-plugin-test-workspaces",
+    "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9",
+    "AWS_REGION": "us-east-1",
+}
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[LocalServer]:
+    """The local server with a workspace bucket (named only, see TEST_BUCKET), so an ``aws_batch`` dry run
+    can name a workspace, as it would against a server started with ``TXS_WORKSPACE_BUCKET``."""
+    yield from local_server(TEST_BUCKET)
+
+
+@pytest.fixture(scope="session")
+def bucketless_server() -> Iterator[LocalServer]:
+    """The local server without a workspace bucket: it refuses a workspace for ``aws_batch``'s jobs."""
+    yield from local_server({})
+
+
+def local_server(extra_env: Dict[str, str]) -> Iterator[LocalServer]:
     """`npm start` on 127.0.0.1 with a free port (PORT=0), records in memory, logs in a temp dir."""
     data_dir = tempfile.mkdtemp(prefix="txs-plugin-data-")
     token_file = os.path.join(data_dir, "local.token")
+    inherited = {k: v for k, v in os.environ.items() if k not in ("TXS_WORKSPACE_BUCKET", "AWS_ENDPOINT_URL_S3")}
     env = {
-        **os.environ,
+        **inherited,
+        **extra_env,
         "PORT": "0",
         "TXS_IN_MEMORY": "1",
         "TXS_DATA_DIR": data_dir,

@@ -73,8 +73,10 @@ def test_replicas_run_in_the_callers_directory(torchx: Torchx, workdir: Path) ->
 
 
 def test_dryrun_aws_batch_prints_the_services_batch_request(torchx: Torchx) -> None:
+    # Without a workspace (test_workspace.py ships one): a job with one needs job_role_arn to read it.
     out = torchx(
-        "run", "--dryrun", "-s", "aws_batch", "-cfg", "queue=q", "dist.ddp", "-j", "2x8", "--script", "train.py"
+        "run", "--dryrun", "--workspace", "", "-s", "aws_batch", "-cfg", "queue=q",
+        "dist.ddp", "-j", "2x8", "--script", "train.py",
     ).stdout
     request = json.loads(out.split("=== SCHEDULER REQUEST ===", 1)[1])
     job_def = request["registerJobDefinition"]
@@ -118,7 +120,7 @@ def test_an_unknown_app_is_not_found(torchx: Torchx) -> None:
 def test_the_endpoint_comes_from_torchxconfig(torchx: Torchx, workdir: Path) -> None:
     (workdir / ".torchxconfig").write_text(f"[aws_batch]\nendpoint = {torchx.server.url}\nqueue = from-config\n")
     torchx.extra_env = {"TXS_ENDPOINT": ""}
-    out = torchx("run", "--dryrun", "-s", "aws_batch", "utils.echo").stdout
+    out = torchx("run", "--dryrun", "--workspace", "", "-s", "aws_batch", "utils.echo").stdout
     assert '"jobQueue": "from-config"' in out
 
 

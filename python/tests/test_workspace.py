@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,11 @@ from torchx.workspace import WorkspaceMixin
 from conftest import LocalServer, Torchx, txs_cli
 from torchx_serverless.factories import aws_batch, aws_sagemaker, txs_local_cwd
 from torchx_serverless.workspace import TxsWorkspaceError, ship_directory, txs_command
+
+
+#: aws_batch's run options for a job with a workspace: it reads its archive from S3 with its job role.
+BATCH_CFG = {"queue": "q", "job_role_arn": "arn:aws:iam::123456789012:role/txs-job"}
+BATCH_CLI_CFG = ",".join(f"{k}={v}" for k, v in BATCH_CFG.items())
 
 
 def stored_archives(server: LocalServer) -> set:
@@ -53,7 +59,7 @@ def test_a_dryrun_with_a_workspace_uploads_it_once_and_names_it_in_the_request(
     code.mkdir()
     (code / "train.py").write_text("print('edited')\n")
     with get_runner() as runner:
-        first = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
+        first = runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=str(code))
         sha256 = first.request.body["workspace"]["sha256"]
         assert f"{sha256}.tar.gz" in stored_archives(server)
         # The run replays the dry run's body (the same archive); the role's image is left as it is.
@@ -61,12 +67,12 @@ def test_a_dryrun_with_a_workspace_uploads_it_once_and_names_it_in_the_request(
         said = capsys.readouterr().err
         assert f"workspace: packing {code}" in said and f"uploaded workspace {sha256}" in said
 
-        again = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
+        again = runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=str(code))
         assert again.request.body["workspace"]["sha256"] == sha256
         assert "uploaded workspace" not in capsys.readouterr().err
 
         (code / "train.py").write_text("print('edited again')\n")
-        second = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=str(code))
+        second = runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=str(code))
         assert second.request.body["workspace"]["sha256"] != sha256
 
 
@@ -76,14 +82,14 @@ def test_a_sha256_workspace_names_a_stored_archive_without_running_txs(
     monkeypatch.setenv("TXS_CLI", str(env / "no-such-txs"))
     sha256 = "ab" * 32
     with get_runner() as runner:
-        info = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=f"sha256:{sha256}")
+        info = runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=f"sha256:{sha256}")
     assert info.request.body["workspace"] == {"sha256": sha256}
 
 
 def test_no_workspace_sends_none_and_never_runs_txs(env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TXS_CLI", str(env / "no-such-txs"))
     with get_runner() as runner:
-        info = runner.dryrun(echo_app(), "aws_batch", cfg={"queue": "q"}, workspace=None)
+        info = runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=None)
     assert "workspace" not in info.request.body
 
 
@@ -129,12 +135,12 @@ def test_torchx_run_ships_the_current_directory_by_default_and_not_with_an_empty
 ) -> None:
     (workdir / "train.py").write_text("print('from the workspace')\n")
     before = stored_archives(torchx.server)
-    run = torchx("run", "--dryrun", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo")
+    run = torchx("run", "--dryrun", "-s", "aws_batch", "-cfg", BATCH_CLI_CFG, "utils.echo")
     assert f"workspace: packing {workdir}" in run.stderr
     assert len(stored_archives(torchx.server) - before) == 1
 
     torchx.extra_env = {"TXS_CLI": str(workdir / "no-such-txs")}
-    off = torchx("run", "--dryrun", "--workspace", "", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo")
+    off = torchx("run", "--dryrun", "--workspace", "", "-s", "aws_batch", "-cfg", BATCH_CLI_CFG, "utils.echo")
     assert "workspace: packing" not in off.stderr
     assert "=== SCHEDULER REQUEST ===" in off.stdout
 
@@ -143,16 +149,38 @@ def test_torchx_run_without_txs_fails_and_says_how_to_go_on(torchx: Torchx, tmp_
     empty = tmp_path / "empty-path"
     empty.mkdir()
     torchx.extra_env = {"TXS_CLI": "", "PATH": str(empty)}
-    run = torchx("run", "--dryrun", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
+    run = torchx("run", "--dryrun", "-s", "aws_batch", "-cfg", BATCH_CLI_CFG, "utils.echo", check=False)
     assert run.returncode != 0
     assert "npm install -g torchx-serverless" in run.stderr
     assert "=== SCHEDULER REQUEST ===" not in run.stdout
 
 
-def test_a_workspace_the_service_refuses_says_how_to_run_without_one_in_torchx(torchx: Torchx, workdir: Path) -> None:
-    # The local server keeps archives on its own disk, which an aws_batch job cannot reach.
+def test_the_txs_command_line_names_the_scheduler_the_workspace_is_for(
+    env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv_file = env.parent / "txs-argv"
+    recorder = env.parent / "txs-recorder"
+    recorder.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > {shlex.quote(str(argv_file))}\nexec {txs_cli()} "$@"\n')
+    recorder.chmod(0o755)
+    monkeypatch.setenv("TXS_CLI", str(recorder))
+    (env / "train.py").write_text("print(1)\n")
+    with get_runner() as runner:
+        runner.dryrun(echo_app(), "aws_batch", cfg=BATCH_CFG, workspace=str(env))
+    argv = argv_file.read_text().splitlines()
+    assert argv[0] == "workspace"
+    assert argv[argv.index("--scheduler") + 1] == "aws_batch"
+    assert argv.index("--scheduler") < argv.index("--")
+
+
+def test_a_workspace_the_service_refuses_is_refused_before_upload_and_says_how_to_run_without_one_in_torchx(
+    bucketless_server: LocalServer, workdir: Path
+) -> None:
+    # This local server has no workspace bucket, and aws_batch jobs fetch their workspace from S3.
     (workdir / "train.py").write_text("print(1)\n")
-    run = torchx("run", "-s", "aws_batch", "-cfg", "queue=q", "utils.echo", check=False)
+    run = Torchx(bucketless_server, workdir)("run", "-s", "aws_batch", "-cfg", BATCH_CLI_CFG, "utils.echo", check=False)
     assert run.returncode != 0
     assert "TxsWorkspaceError" in run.stderr
+    assert "this local server has no workspace bucket" in run.stderr
     assert 'torchx run --workspace "" runs without a workspace' in run.stderr
+    # Refused at the offer, which names aws_batch: nothing was uploaded.
+    assert stored_archives(bucketless_server) == set()

@@ -36,7 +36,12 @@ from torchx_serverless.client import (
     TxsRequestError,
     validate_endpoint,
 )
-from torchx_serverless.workspace import ShippedWorkspace, TxsWorkspaceError, ship_workspace
+from torchx_serverless.workspace import (
+    TORCHX_WITHOUT_WORKSPACE,
+    ShippedWorkspace,
+    TxsWorkspaceError,
+    ship_workspace,
+)
 
 logger: logging.Logger = logging.getLogger(__name__)
 
@@ -285,7 +290,7 @@ class TxsScheduler(Scheduler):
         if any(str(d.get("path", "")).startswith("workspace") for d in error.details if isinstance(d, Mapping)):
             # The service's advice names txs; a TorchX user turns the workspace off with TorchX's flag.
             raise TxsWorkspaceError(
-                f'{error.message} (with torchx: torchx run --workspace "" runs without a workspace)',
+                f"{error.message} {TORCHX_WITHOUT_WORKSPACE}",
                 status=error.status,
                 code=error.code,
                 details=error.details,
@@ -495,7 +500,7 @@ class TxsWorkspaceScheduler(WorkspaceMixin[None], TxsScheduler):
         key = ("torchx-serverless workspace", workspace)
         shipped = build_cache.get(key)
         if not isinstance(shipped, ShippedWorkspace):
-            shipped = ship_workspace(workspace, self.client(cfg).endpoint)
+            shipped = ship_workspace(workspace, self.client(cfg).endpoint, self.service_scheduler)
             build_cache[key] = shipped
         self._shipped[workspace] = shipped
 
@@ -508,7 +513,9 @@ class TxsWorkspaceScheduler(WorkspaceMixin[None], TxsScheduler):
         workspace = _one_workspace(app.roles)
         if workspace is None:
             return None
-        shipped = self._shipped.pop(workspace, None) or ship_workspace(workspace, self.client(cfg).endpoint)
+        shipped = self._shipped.pop(workspace, None) or ship_workspace(
+            workspace, self.client(cfg).endpoint, self.service_scheduler
+        )
         return {"sha256": shipped.sha256}
 
 

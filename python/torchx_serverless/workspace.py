@@ -2,7 +2,7 @@
 
 TorchX's own ``aws_batch`` built a Docker image of the workspace and pushed it. Here the ``txs`` command packs
 the directory into the service's content-addressed archive and uploads it unless the service holds it
-already (``txs workspace --json DIR``: the same packing and upload as ``txs run``); the run request then
+already (``txs workspace --json --scheduler NAME DIR``: the same packing and upload as ``txs run``); the run request then
 names the archive by its SHA-256 (``workspace: {sha256}``) and the job unpacks it over the role's image.
 """
 
@@ -26,6 +26,9 @@ _STORED = re.compile(r"^sha256:([0-9a-f]{64})$")
 
 #: Environment variable naming the ``txs`` command (a path, or a command line such as ``npx txs``).
 TXS_CLI_ENV = "TXS_CLI"
+
+#: TorchX's way to run without a workspace, added to a refusal whose advice names ``txs``'s own flag.
+TORCHX_WITHOUT_WORKSPACE = '(with torchx: torchx run --workspace "" runs without a workspace)'
 
 _INSTALL_HINT = (
     "install it with `npm install -g torchx-serverless` (Node.js 20 or newer), or set {env} to its path;"
@@ -73,8 +76,13 @@ def txs_command() -> List[str]:
     )
 
 
-def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] = None) -> ShippedWorkspace:
+def ship_directory(
+    directory: str, endpoint: str, scheduler: Optional[str] = None, command: Optional[List[str]] = None
+) -> ShippedWorkspace:
     """Packs ``directory`` and uploads it to the API at ``endpoint`` unless it holds the archive already.
+
+    ``scheduler`` (the service's name of the run's scheduler) is passed as ``txs workspace --scheduler``, so
+    a service that cannot ship the archive to that scheduler's jobs refuses it before anything is uploaded.
 
     ``txs``'s lines on stderr (which directory it packs, progress on a large tree, the upload) are passed on
     to this process's stderr as they come.
@@ -83,7 +91,8 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
         TxsWorkspaceError: ``txs`` cannot be run, or refused the directory (missing, over the size limit,
             a symlink out of the tree, ...) or the upload; the message is ``txs``'s own.
     """
-    argv = [*(command or txs_command()), "workspace", "--json", "--endpoint", endpoint, "--", directory]
+    named = [] if scheduler is None else ["--scheduler", scheduler]
+    argv = [*(command or txs_command()), "workspace", "--json", "--endpoint", endpoint, *named, "--", directory]
     try:
         process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     except OSError as error:
@@ -101,7 +110,9 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
     code = process.wait()
     if code != 0:
         words = "".join(said).strip() or f"exit status {code}"
-        raise TxsWorkspaceError(f"cannot ship the workspace {directory}:\n{words}", code="WorkspaceRefused")
+        raise TxsWorkspaceError(
+            f"cannot ship the workspace {directory}:\n{words}\n{TORCHX_WITHOUT_WORKSPACE}", code="WorkspaceRefused"
+        )
     try:
         answer: Any = json.loads(out)
         return ShippedWorkspace(
@@ -118,18 +129,19 @@ def ship_directory(directory: str, endpoint: str, command: Optional[List[str]] =
         ) from None
 
 
-def ship_workspace(workspace: Any, endpoint: str) -> ShippedWorkspace:
+def ship_workspace(workspace: Any, endpoint: str, scheduler: Optional[str] = None) -> ShippedWorkspace:
     """Ships a TorchX ``Workspace``: one directory as it is, or several projects (or one mapped to a
     sub-directory) merged into a temporary directory first, as TorchX's own ``WorkspaceMixin`` does.
 
     ``--workspace sha256:<hex>`` (as in ``txs run``) names an archive the service holds already, e.g. an
     earlier run's: nothing is packed or uploaded, and a service that no longer holds it refuses the run.
+    ``scheduler`` is passed on to :py:func:`ship_directory`.
     """
     if workspace.is_unmapped_single_project():
         stored = _STORED.match(str(workspace))
         if stored:
             return ShippedWorkspace(sha256=stored.group(1), size=None, file_count=None, uploaded=False)
-        return ship_directory(os.path.abspath(os.path.expanduser(str(workspace))), endpoint)
+        return ship_directory(os.path.abspath(os.path.expanduser(str(workspace))), endpoint, scheduler)
     with tempfile.TemporaryDirectory(prefix="txs-workspace-") as merged:
         workspace.merge_into(merged)
-        return ship_directory(merged, endpoint)
+        return ship_directory(merged, endpoint, scheduler)

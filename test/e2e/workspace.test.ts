@@ -274,6 +274,15 @@ describe('txs workspace DIR', () => {
     expect(sent).toEqual([]);
   });
 
+  it('refuses -s naming a scheduler that takes no workspace, before packing or sending anything', async () => {
+    sent.length = 0;
+    const refused = await txs('workspace', '-s', 'lsf', join(dataDir, 'missing'));
+    expect(refused.code).toBe(ExitCode.USAGE);
+    expect(refused.err).toContain('the lsf scheduler cannot take a workspace (txs workspace -s lsf)');
+    expect(refused.err).not.toContain('missing');
+    expect(sent).toEqual([]);
+  });
+
   it('refuses a missing directory with a usage error naming it, sending nothing', async () => {
     sent.length = 0;
     const missing = await txs('workspace', join(dataDir, 'nowhere'));

@@ -8,11 +8,14 @@
  */
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import { displayText } from '../../specs/names.js';
 import { ExitCode } from '../errors.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
+import { checkTakesWorkspace } from '../workspace/choice.js';
 
 interface WorkspaceOptions extends CommonOptions {
   dryrun?: boolean;
+  scheduler?: string;
 }
 
 /** Adds `workspace` to `program`. */
@@ -25,11 +28,24 @@ export function registerWorkspace(program: Command, invocation: Invocation): voi
         'Packs DIR (default: the current directory) as `txs run` packs a workspace and uploads it unless the ' +
           'server holds it already. Prints the SHA-256, for `txs run --workspace sha256:<hash>` or a run ' +
           "request's workspace.sha256 (--json: {sha256, size, fileCount, uploaded}). With --dryrun, packs and " +
-          'prints the largest files; uploads nothing.',
+          'prints the largest files; uploads nothing. With -s, names the scheduler of the run it is for, so a ' +
+          'server whose jobs on it cannot fetch the archive refuses it before anything is uploaded.',
+      )
+      .option(
+        '-s, --scheduler <name>',
+        'the scheduler of the run it is for: refused before packing if it takes no workspace, and before uploading if the server cannot ship it there',
       )
       .option('--dryrun', 'pack and describe the archive; upload nothing')
       .argument('[dir]', 'the directory to pack (default: the current directory)'),
   ).action(async (dir: string | undefined, options: WorkspaceOptions) => {
+    const { scheduler } = options;
+    if (scheduler !== undefined) {
+      checkTakesWorkspace(
+        scheduler,
+        `txs workspace -s ${displayText(scheduler)}`,
+        'leave out -s, or name a scheduler that takes one',
+      );
+    }
     const shipping = await import('./run-workspace.js');
     const root = resolve(invocation.io.cwd, dir ?? '.');
     const packed = await shipping.packChoice(invocation, { dir: root, source: 'flag' });
@@ -39,7 +55,7 @@ export function registerWorkspace(program: Command, invocation: Invocation): voi
       else invocation.out(shipping.describePacked(packed));
     } else {
       const client = await invocation.client(options);
-      const uploaded = await shipping.shipWorkspace(invocation, client, packed);
+      const uploaded = await shipping.shipWorkspace(invocation, client, packed, scheduler);
       if (options.json) invocation.json({ ...summary, uploaded });
       else invocation.out(packed.sha256);
     }

@@ -65,6 +65,27 @@ function defaultTakesWorkspace(scheduler: string): boolean {
 }
 
 /**
+ * Refuses a workspace for `scheduler` when it takes none (`txs run --workspace DIR`, `txs workspace -s`),
+ * before anything is packed.
+ *
+ * @param asked - what asked for the workspace, as the caller wrote it (e.g. `--workspace src`).
+ * @param hint - the way on.
+ * @throws UsageError naming the scheduler and the schedulers that take a workspace.
+ */
+export function checkTakesWorkspace(scheduler: string, asked: string, hint: string): void {
+  if (!defaultTakesWorkspace(scheduler)) throw noWorkspaceFor(scheduler, asked, hint);
+}
+
+/** The usage error for a workspace asked of a scheduler that takes none. */
+function noWorkspaceFor(scheduler: string, asked: string, hint: string): UsageError {
+  const able = WORKSPACE_SCHEDULERS.join(', ');
+  return new UsageError(
+    `the ${displayText(scheduler)} scheduler cannot take a workspace (${asked}); only ${able} can`,
+    hint,
+  );
+}
+
+/**
  * The workspace of a run, or undefined for none. As in TorchX, the default (the current directory) and a
  * `.txsconfig` value apply only where the scheduler takes a workspace (for slurm: only with `job_dir`) and
  * are left out elsewhere; an explicit `--workspace DIR` for a scheduler that cannot take one is an error.
@@ -89,9 +110,9 @@ export function chooseWorkspace(input: WorkspaceChoiceInput): WorkspaceChoice | 
   if (input.flag !== undefined) {
     if (input.flag === '') return undefined;
     if (!takes) {
-      const able = WORKSPACE_SCHEDULERS.join(', ');
-      throw new UsageError(
-        `the ${input.scheduler} scheduler cannot take a workspace (--workspace ${displayText(input.flag)}); only ${able} can`,
+      throw noWorkspaceFor(
+        input.scheduler,
+        `--workspace ${displayText(input.flag)}`,
         'run without one: --workspace ""',
       );
     }

@@ -376,4 +376,28 @@ describe('the local server without a workspace bucket', () => {
       configureClients(undefined);
     }
   });
+
+  it('refuses `txs workspace -s aws_batch` at its offer, which names the scheduler, uploading nothing', async () => {
+    delete process.env[ENV.workspaceBucket];
+    configureClients(undefined);
+    try {
+      const src = await sourceDir('no-bucket-workspace', { 'train.py': 'print("offer")\n' });
+      const refused = await txs(src, 'workspace', '--json', '-s', 'aws_batch', src);
+      expect(refused.code).toBe(ExitCode.USAGE);
+      expect(refused.err).toContain(
+        'aws_batch jobs fetch their workspace from S3, and this local server has no workspace bucket',
+      );
+      expect(refused.out).toBe('');
+      expect(sent).toEqual(['POST /v1/workspaces']);
+      // Without -s the same server takes the archive (a local_cwd run could use it): the refusal came from -s.
+      sent.length = 0;
+      const taken = await txs(src, 'workspace', '--json', src);
+      expect(taken.code, taken.err).toBe(ExitCode.OK);
+      expect(sent).toEqual(['POST /v1/workspaces', `PUT /v1/workspaces/${JSON.parse(taken.out).sha256}`]);
+      expect(s3.calls()).toHaveLength(0);
+    } finally {
+      process.env[ENV.workspaceBucket] = BUCKET;
+      configureClients(undefined);
+    }
+  });
 });
