@@ -182,11 +182,13 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
   it('traces the Batch, SageMaker and CloudWatch Logs clients of the schedulers, with retries and faults', async () => {
     const { runner: runnerFor } = await import('../../../functions/schedulers/table.js');
     const runner = await runnerFor();
-    runner.scheduler('aws_batch');
+    const batchScheduler = runner.scheduler('aws_batch');
     runner.scheduler('aws_sagemaker');
     const batch = built.get('BatchClient') as BatchClient;
     const sageMaker = built.get('SageMakerClient') as SageMakerClient;
-    const logs = built.get('CloudWatchLogsClient') as CloudWatchLogsClient;
+    // The Logs client is built on the first log read (what reading a log calls), and registered as created.
+    const logs = await (batchScheduler as unknown as { logs(): Promise<CloudWatchLogsClient> }).logs();
+    expect(built.get('CloudWatchLogsClient')).toBe(logs);
     const since = daemon.documents.length;
 
     const unavailable = { status: 503, body: { message: 'try again' } };
