@@ -67,9 +67,7 @@ describe('TransitionPrinter with state reasons', () => {
     printer.update(app('PENDING', { stateReason: CAPACITY }));
     clock += 60_000;
     printer.update(app('PENDING', { stateReason: CAPACITY }));
-    expect(out.text()).toBe(
-      '   3m12s  PENDING\n' + `   3m12s  PENDING  waiting for 2m52s: ${CAPACITY.text}\n`,
-    );
+    expect(out.text()).toBe(`   3m12s  PENDING\n   3m12s  PENDING  waiting for 2m52s: ${CAPACITY.text}\n`);
   });
 
   it('prints no waiting line once the app has finished', () => {
