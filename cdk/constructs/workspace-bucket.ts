@@ -1,6 +1,6 @@
 /**
  * The workspace bucket: where `txs run --workspace` archives go in a deployed stack, uploaded straight to S3
- * through presigned URLs (functions/shared/workspace-bucket.ts) and fetched by the jobs. Encrypted, never
+ * through presigned URLs (functions/workspaces/bucket.ts) and fetched by the jobs. Encrypted, never
  * public, TLS only, and temporary: a lifecycle rule expires every archive some days after its upload (a
  * re-run renews it), and aborts multipart uploads left incomplete. The job roles the construct knows read the
  * archives through the bucket policy; no caller of the API reads or writes the bucket itself.

@@ -2,7 +2,7 @@
 import { type JobWorkspace, parseRunRequest } from '../../lib/specs/index.js';
 import { planner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
-import { dryrunWorkspace } from '../shared/run-workspace.js';
+import { dryrunWorkspace } from '../workspaces/resolve.js';
 
 /** The workspace as the scheduler receives it (without the dry run's `stored`). */
 function jobWorkspace({ stored: _, ...workspace }: JobWorkspace & { stored: boolean }): JobWorkspace {

@@ -4,8 +4,8 @@ import { runner } from '../schedulers/table.js';
 import { apiHandler } from '../shared/middleware.js';
 import { HEADERS } from '../shared/queries.js';
 import { parseParams } from '../shared/query.js';
-import { withWorkspace } from '../shared/run-workspace.js';
 import { handleView } from '../shared/views.js';
+import { withWorkspace } from '../workspaces/resolve.js';
 
 /** Time kept after the submission deadline to write the outcome and answer (ms). */
 const SUBMISSION_DEADLINE_MARGIN_MS = 3000;

@@ -8,7 +8,7 @@
 import { parseWorkspaceOffer } from '../../lib/specs/index.js';
 import { localModeHooks } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
-import { checkWorkspaceTarget, requireBucket } from '../shared/run-workspace.js';
+import { checkWorkspaceTarget, requireBucket } from '../workspaces/resolve.js';
 
 export const handler = apiHandler({ operation: 'Workspaces', body: true }, async (req) => {
   const offer = parseWorkspaceOffer(req.body);

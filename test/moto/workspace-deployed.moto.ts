@@ -28,7 +28,7 @@ import { DescribeTrainingJobCommand, SageMakerClient } from '@aws-sdk/client-sag
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configureClients } from '../../functions/shared/container.js';
 import { ENV } from '../../functions/shared/env-names.js';
-import { archiveKey, ownerPrefix } from '../../functions/shared/workspace-bucket.js';
+import { archiveKey, ownerPrefix } from '../../functions/workspaces/bucket.js';
 import { ExitCode } from '../../lib/cli/errors.js';
 import { nodeHttpTransport } from '../../lib/cli/http-transport.js';
 import { LOCAL_TABLE_NAME } from '../../lib/local/server.js';

@@ -193,7 +193,7 @@ describe('Lambda bundle contents (esbuild metafile, the stack bundling definitio
   it('loads the S3 client and the presigner only for a request that names a workspace', () => {
     for (const name of ['Run', 'Dryrun', 'Workspaces']) {
       expect(matching(importLoads(name), /S3Client\.js$|s3-request-presigner/), name).toEqual([]);
-      const s3 = chunkLoads(name, 'functions/shared/workspace-bucket.ts');
+      const s3 = chunkLoads(name, 'functions/workspaces/bucket.ts');
       expect(matching(s3, /S3Client\.js$/), name).toHaveLength(1);
       expect(matching(s3, /node_modules\/@aws-sdk\/s3-request-presigner\//).length, name).toBeGreaterThan(0);
     }

@@ -4,7 +4,7 @@
  * stored archive, which local_cwd unpacks into the run's own directory as the app starts and local_docker and
  * slurm use as it is; for a scheduler whose jobs fetch from S3 it copies that archive to its workspace bucket
  * (`TXS_WORKSPACE_BUCKET`) first. A deployed stack resolves it to the caller's archive in its workspace bucket
- * (`workspace-bucket.ts`).
+ * (`bucket.ts`).
  *
  * @module
  */
@@ -15,9 +15,9 @@ import {
   WORKSPACE_ARCHIVE_SOURCES,
   WORKSPACE_SCHEDULERS,
 } from '../../lib/specs/index.js';
-import { localModeHooks } from './container.js';
-import { ENV } from './env-names.js';
-import type { WorkspaceBucket } from './workspace-bucket.js';
+import { localModeHooks } from '../shared/container.js';
+import { ENV } from '../shared/env-names.js';
+import type { WorkspaceBucket } from './bucket.js';
 
 /**
  * The workspace `request` names, resolved to where its archive is (undefined when it names none).
@@ -92,7 +92,7 @@ function archiveSource(scheduler: string): 'server' | 's3' {
  * @throws ValidationError naming `workspace` when this server keeps no workspaces.
  */
 export async function requireBucket(): Promise<WorkspaceBucket> {
-  const bucket = (await import('./workspace-bucket.js')).workspaceBucket();
+  const bucket = (await import('./bucket.js')).workspaceBucket();
   if (bucket === undefined) {
     throw ValidationError.forField(
       'workspace',
@@ -108,7 +108,7 @@ export async function requireBucket(): Promise<WorkspaceBucket> {
  * @throws ValidationError naming `workspace`, with the fix, when the server has none.
  */
 async function requireLocalBucket(scheduler: string): Promise<WorkspaceBucket> {
-  const bucket = (await import('./workspace-bucket.js')).workspaceBucket();
+  const bucket = (await import('./bucket.js')).workspaceBucket();
   if (bucket === undefined) {
     throw ValidationError.forField(
       'workspace',

@@ -33,8 +33,8 @@ import {
   type WorkspaceOfferResponse,
   type WorkspaceSummary,
 } from '../../lib/specs/index.js';
-import { config, created, onForget } from './container.js';
-import { WORKSPACE_KEY_PREFIX } from './env-names.js';
+import { config, created, onForget } from '../shared/container.js';
+import { WORKSPACE_KEY_PREFIX } from '../shared/env-names.js';
 
 /** The object metadata that carries an archive's regular file count (`x-amz-meta-file-count`). */
 export const FILE_COUNT_METADATA = 'file-count';
