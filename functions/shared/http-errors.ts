@@ -47,6 +47,8 @@ export const HTTP_ERRORS: Readonly<Record<ApiErrorCode, HttpErrorFact>> = {
   MethodNotAllowed: { status: 405, retryable: false },
   PayloadTooLarge: { status: 413, retryable: false },
   UnsupportedMediaType: { status: 415, retryable: false },
+  LengthRequired: { status: 411, retryable: false },
+  ChecksumMismatch: { status: 400, retryable: false },
   AppStatus: { status: 409, retryable: false },
   IdempotencyConflict: { status: 422, retryable: false },
   IdempotencyInProgress: { status: 409, retryable: true },

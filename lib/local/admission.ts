@@ -10,11 +10,12 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { HttpRequestError } from '../../functions/shared/http-errors.js';
 import { LOGOUT_PATH, type OneTimeLink, withoutToken } from '../cli/dashboard/one-time-link.js';
 import { serveUi } from '../cli/dashboard/ui-assets.js';
 import { NEW_LINK_PATH } from '../cli/local-token.js';
 import { checkHostAndOrigin, type LocalAccess } from './access.js';
-import { type LambdaBridge, sendJson } from './lambda-bridge.js';
+import { type LambdaBridge, sendError, sendJson } from './lambda-bridge.js';
 
 /** The path of a request target as sent (no dot-segment resolution, no decoding), without query or fragment. */
 function rawPathOf(target: string): string {
@@ -71,20 +72,21 @@ export function admittingHandler(
       if (refusal) {
         log(`${req.method} ${withoutToken(req.url ?? '/')} -> ${refusal.statusCode} (${refusal.code})`);
         req.resume();
-        sendJson(res, refusal.statusCode, { error: { code: refusal.code, message: refusal.message } });
+        sendError(res, new HttpRequestError(refusal.code, refusal.message));
         return;
       }
       // Route on the path as sent, like API Gateway: `..` and `.` segments are refused rather than resolved,
       // and `%2F` stays inside its path parameter (the handler decodes it once and checks the id).
       const path = rawPathOf(req.url ?? '/');
       if (hasDotSegment(path)) {
-        sendJson(res, 400, {
-          error: {
-            code: 'ValidationFailed',
-            message: 'path: "." and ".." segments are not resolved; send the path without them',
-            details: [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
-          },
-        });
+        sendError(
+          res,
+          new HttpRequestError(
+            'ValidationFailed',
+            'path: "." and ".." segments are not resolved; send the path without them',
+            [{ path: 'path', message: '"." and ".." segments are not resolved; remove them' }],
+          ),
+        );
         return;
       }
       if (path === NEW_LINK_PATH && req.method === 'POST') {
@@ -110,8 +112,7 @@ export function admittingHandler(
       await bridge(req, res, path);
     } catch (error) {
       console.error('local server error:', error);
-      if (!res.headersSent)
-        sendJson(res, 500, { error: { code: 'InternalError', message: 'local server error' } });
+      if (!res.headersSent) sendError(res, error);
       else res.end();
     }
   };

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition } from '../../functions/routes.js';
+import { errorResponse, HttpRequestError } from '../../functions/shared/http-errors.js';
 import { lambdaContext, proxyEvent } from './lambda-events.js';
 
 /** The largest request body read; the handlers refuse bodies far smaller than this. */
@@ -94,6 +95,16 @@ export function sendJson(
   res.end(JSON.stringify(body));
 }
 
+/**
+ * Answers `error` as the API's functions do: its status, `retryable` and `Retry-After` from the one map
+ * (`functions/shared/http-errors.ts`), with a request id; anything that is not a known error is a 500.
+ */
+export function sendError(res: ServerResponse, error: unknown, headers: Record<string, string> = {}): void {
+  const answer = errorResponse(error, randomUUID());
+  res.writeHead(answer.statusCode, { ...answer.headers, ...headers });
+  res.end(answer.body);
+}
+
 /** Answers an admitted API request (`path` as sent, without its query) through its route's function. */
 export type LambdaBridge = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
 
@@ -126,28 +137,18 @@ export function lambdaBridge(root: string, defaultUser: string, log: (line: stri
       .map((r) => ({ r, match: r.pattern.exec(path) }))
       .filter((c): c is { r: CompiledRoute; match: RegExpExecArray } => c.match !== null);
     if (candidates.length === 0) {
-      sendJson(res, 404, {
-        error: {
-          code: 'RouteNotFound',
-          message: `No route ${req.method} ${path}; see docs/http-api.md`,
-          requestId: randomUUID(),
-        },
-      });
+      sendError(
+        res,
+        new HttpRequestError('RouteNotFound', `No route ${req.method} ${path}; see docs/http-api.md`),
+      );
       return;
     }
     const chosen = candidates.find((c) => c.r.route.method === req.method);
     if (!chosen) {
       const allowed = candidates.map((c) => c.r.route.method).join(', ');
-      sendJson(
+      sendError(
         res,
-        405,
-        {
-          error: {
-            code: 'MethodNotAllowed',
-            message: `${req.method} is not allowed on ${path}; use ${allowed}`,
-            requestId: randomUUID(),
-          },
-        },
+        new HttpRequestError('MethodNotAllowed', `${req.method} is not allowed on ${path}; use ${allowed}`),
         { allow: allowed },
       );
       return;

@@ -16,6 +16,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { HttpRequestError } from '../../functions/shared/http-errors.js';
 import type { AppRecordStore } from '../runner/index.js';
 import {
   checkWorkspaceArchive,
@@ -25,13 +26,14 @@ import {
   workspaceIndexPath,
 } from '../schedulers/local-cwd/workspace-unpack.js';
 import {
+  type ApiErrorCode,
   type JobWorkspace,
   MAX_WORKSPACE_ARCHIVE_BYTES,
   ValidationError,
   WORKSPACE_SCHEDULERS,
   WORKSPACE_SHA256_PATTERN,
 } from '../specs/index.js';
-import { sendJson } from './lambda-bridge.js';
+import { sendError } from './lambda-bridge.js';
 
 /** Days an archive is kept after its last use (a `HEAD`, an upload or a run naming it), by default. */
 export const DEFAULT_WORKSPACE_RETENTION_DAYS = 30;
@@ -46,8 +48,9 @@ const LEFTOVER_AGE_MS = DAY_MS;
 
 const ROUTE = /^\/v1\/workspaces\/([^/]*)$/;
 
-function refuse(res: ServerResponse, status: number, code: string, path: string, message: string): void {
-  sendJson(res, status, { error: { code, message: `${path}: ${message}`, details: [{ path, message }] } });
+/** Refuses a request with `code` (its status from the one map), naming the field `path`. */
+function refuse(res: ServerResponse, code: ApiErrorCode, path: string, message: string): void {
+  sendError(res, new HttpRequestError(code, `${path}: ${message}`, [{ path, message }]));
 }
 
 /** The archives of one local server, in `<dataDir>/workspaces/`. */
@@ -85,13 +88,7 @@ export class WorkspaceArchives {
     const sha256 = match[1] ?? '';
     if (!WORKSPACE_SHA256_PATTERN.test(sha256)) {
       req.resume();
-      refuse(
-        res,
-        400,
-        'ValidationFailed',
-        'sha256',
-        'must be the archive’s SHA-256: 64 lowercase hex digits',
-      );
+      refuse(res, 'ValidationFailed', 'sha256', 'must be the archive’s SHA-256: 64 lowercase hex digits');
     } else if (req.method === 'HEAD') {
       req.resume();
       const size = this.markUsed(sha256)?.size;
@@ -101,12 +98,9 @@ export class WorkspaceArchives {
       await this.receive(req, res, sha256);
     } else {
       req.resume();
-      res.writeHead(405, { allow: 'HEAD, PUT', 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: { code: 'MethodNotAllowed', message: `${req.method} ${path}: use HEAD or PUT` },
-        }),
-      );
+      sendError(res, new HttpRequestError('MethodNotAllowed', `${req.method} ${path}: use HEAD or PUT`), {
+        allow: 'HEAD, PUT',
+      });
     }
     return true;
   }
@@ -144,14 +138,13 @@ export class WorkspaceArchives {
     const length = Number(req.headers['content-length']);
     if (req.headers['content-length'] === undefined || !Number.isSafeInteger(length) || length < 0) {
       req.resume();
-      refuse(res, 411, 'LengthRequired', 'Content-Length', 'is required: send the archive’s size in bytes');
+      refuse(res, 'LengthRequired', 'Content-Length', 'is required: send the archive’s size in bytes');
       return;
     }
     if (length > MAX_WORKSPACE_ARCHIVE_BYTES) {
       req.resume();
       refuse(
         res,
-        413,
         'PayloadTooLarge',
         'Content-Length',
         `${length} bytes is over the ${MAX_WORKSPACE_ARCHIVE_BYTES}-byte limit; leave large files out with .torchxignore`,
@@ -189,7 +182,6 @@ export class WorkspaceArchives {
         await rm(temp, { force: true });
         refuse(
           res,
-          400,
           'ChecksumMismatch',
           'checksum',
           received !== length
@@ -213,13 +205,12 @@ export class WorkspaceArchives {
       if (error instanceof UnsafeArchiveError) {
         refuse(
           res,
-          400,
           'ValidationFailed',
           'body',
           `the archive cannot be unpacked safely: ${error.message}; pack the directory with txs run --workspace`,
         );
       } else {
-        refuse(res, 400, 'ChecksumMismatch', 'checksum', `the upload failed: ${(error as Error).message}`);
+        refuse(res, 'ChecksumMismatch', 'checksum', `the upload failed: ${(error as Error).message}`);
       }
     } finally {
       this.inFlight.delete(tempName);

@@ -45,6 +45,8 @@ export type ApiErrorCode =
   | 'MethodNotAllowed'
   | 'PayloadTooLarge'
   | 'UnsupportedMediaType'
+  | 'LengthRequired'
+  | 'ChecksumMismatch'
   // apps and idempotency
   | 'UnknownApp'
   | 'AppStatus'
