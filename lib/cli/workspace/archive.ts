@@ -172,7 +172,6 @@ export async function packWorkspace(dir: string, options: PackOptions = {}): Pro
     records.set(file.path, known.get(file.path) as FileHashRecord);
     return false;
   });
-  const described = { uncompressedSize: total, fileCount: files.length, largest: largestPaths(files).files };
 
   // With hashes to go on, hash the files the cache does not know and look for the archive of that tree.
   // Without (no cache, or a first run), there is nothing to look up: the files are hashed as they are packed.
@@ -229,7 +228,9 @@ export async function packWorkspace(dir: string, options: PackOptions = {}): Pro
       packing.bytes += file.size;
       report({ phase: 'packing', ...packing });
     });
-    const record: ArchiveRecord = { ...built, ...described };
+    // Described only for a new archive: a cached one carries its description (an unchanged re-run sorts nothing).
+    const largest = largestPaths(files).files;
+    const record: ArchiveRecord = { ...built, uncompressedSize: total, fileCount: files.length, largest };
     let path: string;
     if (cache === undefined) {
       path = await moveInto(temporary, join(outDir as string, `${built.sha256}.tar.gz`));
