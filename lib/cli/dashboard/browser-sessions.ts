@@ -61,9 +61,11 @@ interface Session {
   issuedAt: number;
 }
 
-const random = (bytes: number) => randomBytes(bytes).toString('base64url');
+/** `bytes` random bytes, base64url: a secret for a cookie, a link or a session. */
+export const random = (bytes: number) => randomBytes(bytes).toString('base64url');
 
-function equal(a: string, b: string): boolean {
+/** Compares two secrets in constant time (for equal lengths). */
+export function equal(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

@@ -19,9 +19,14 @@
  *
  * @module
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BrowserSessions, type IssuedValue, type SessionLifetimes } from './browser-sessions.js';
+import {
+  BrowserSessions,
+  equal,
+  type IssuedValue,
+  random,
+  type SessionLifetimes,
+} from './browser-sessions.js';
 import { sendError } from './error-reply.js';
 import type { PeerUser } from './peer-user.js';
 
@@ -39,14 +44,6 @@ export interface OneTimeLinkOptions {
   /** Session lifetimes other than the defaults of `browser-sessions.ts` (tests). */
   lifetimes?: Partial<SessionLifetimes>;
 }
-
-function equal(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-}
-
-const newSecret = () => randomBytes(32).toString('base64url');
 
 /** `target` (a request target) with the value of its `token` query parameter replaced by `…`, for logs. */
 export function withoutToken(target: string): string {
@@ -73,7 +70,7 @@ export class OneTimeLink {
    * works once.
    */
   newLink(origin: string): string {
-    this.pending = newSecret();
+    this.pending = random(32);
     return `${origin}/?token=${this.pending}`;
   }
 
