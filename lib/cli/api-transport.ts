@@ -9,7 +9,7 @@
  */
 
 import type { Readable } from 'node:stream';
-import { backoffDelay } from '../specs/backoff.js';
+import { backoffDelay, sleep } from '../specs/backoff.js';
 import { apiErrorFrom } from './answer-errors.js';
 import { ApiError, type CliError, EndpointUnreachableError, UsageError } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
@@ -89,7 +89,7 @@ export class ApiTransport {
     this.options = options;
     this.endpoint = options.endpoint.replace(/\/+$/, '');
     this.transport = options.transport ?? nodeHttpTransport;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? sleep;
   }
 
   /**
@@ -261,8 +261,8 @@ function lowerCaseKeys(headers: Record<string, string>): Record<string, string> 
   return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
-/** Back-off between retries of a transient failure that named no `Retry-After`. */
-const RETRY_BACKOFF = { baseMs: 500, capMs: 8_000 } as const;
+/** Back-off between retries of a transient failure that named no `Retry-After` (API calls and uploads). */
+export const RETRY_BACKOFF = { baseMs: 500, capMs: 8_000 } as const;
 
 function retryAfterMs(header: string | undefined): number | undefined {
   if (header === undefined) return undefined;

@@ -18,6 +18,7 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { WORKSPACE_SHA256_PATTERN } from '../../specs/workspaces.js';
 import { WorkspaceError } from './errors.js';
 import type { FileIdentity } from './walk.js';
 
@@ -42,15 +43,13 @@ export interface ArchiveRecord {
   readonly largest: readonly { readonly path: string; readonly size: number }[];
 }
 
-const SHA256 = /^[0-9a-f]{64}$/;
-
 function isArchiveRecord(value: unknown): value is ArchiveRecord {
   const record = value as Partial<ArchiveRecord> | null;
   return (
     typeof record === 'object' &&
     record !== null &&
     typeof record.sha256 === 'string' &&
-    SHA256.test(record.sha256) &&
+    WORKSPACE_SHA256_PATTERN.test(record.sha256) &&
     typeof record.tarSha256 === 'string' &&
     typeof record.size === 'number' &&
     typeof record.uncompressedSize === 'number' &&

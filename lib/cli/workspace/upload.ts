@@ -9,7 +9,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { WorkspaceUpload } from '../../specs/api.js';
-import { backoffDelay } from '../../specs/backoff.js';
+import { backoffDelay, sleep } from '../../specs/backoff.js';
+import { RETRY_BACKOFF } from '../api-transport.js';
 import { ApiError, EndpointUnreachableError, ExitCode, UsageError } from '../errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from '../http-transport.js';
 
@@ -35,8 +36,6 @@ const MISMATCH_CODES = new Set([
   'SignatureDoesNotMatch',
 ]);
 
-const RETRY_BACKOFF = { baseMs: 500, capMs: 8_000 } as const;
-
 /**
  * PUTs the archive `open()` streams to `upload.url` with `upload.headers`.
  *
@@ -58,7 +57,7 @@ export async function putArchive(
     );
   }
   const transport = options.transport ?? nodeHttpTransport;
-  const sleep = options.sleep ?? ((ms: number) => new Promise((done) => setTimeout(done, ms)));
+  const wait = options.sleep ?? sleep;
   const maxRetries = options.maxRetries ?? 3;
   for (let attempt = 0; ; attempt++) {
     let answer: HttpAnswer;
@@ -72,7 +71,7 @@ export async function putArchive(
       });
     } catch (error) {
       if (attempt < maxRetries) {
-        await sleep(backoffDelay(attempt, RETRY_BACKOFF));
+        await wait(backoffDelay(attempt, RETRY_BACKOFF));
         continue;
       }
       throw new EndpointUnreachableError(
@@ -83,7 +82,7 @@ export async function putArchive(
     }
     if (answer.status >= 200 && answer.status < 300) return;
     if (answer.status >= 500 && attempt < maxRetries) {
-      await sleep(backoffDelay(attempt, RETRY_BACKOFF));
+      await wait(backoffDelay(attempt, RETRY_BACKOFF));
       continue;
     }
     throw refusal(answer, url);
