@@ -4,7 +4,14 @@
  *
  * @module
  */
-import { type ApiErrorCode, isAccessDeniedError, isRetryableAwsError, TxsError } from '../specs/index.js';
+import {
+  type ApiErrorCode,
+  awsErrorName,
+  awsErrorStatus,
+  isAccessDeniedError,
+  isRetryableAwsError,
+  TxsError,
+} from '../specs/index.js';
 
 /** Base class of store failures. */
 export class StoreError extends TxsError {
@@ -62,15 +69,9 @@ export class IdempotencyReservationError extends StoreError {
   override readonly code = 'IdempotencyReservation';
 }
 
-interface SdkErrorLike {
-  name?: unknown;
-  message?: unknown;
-  $metadata?: { httpStatusCode?: unknown };
-}
-
 /** True when `error` is DynamoDB's ConditionalCheckFailedException. */
 export function isConditionalCheckFailed(error: unknown): boolean {
-  return (error as SdkErrorLike | null)?.name === 'ConditionalCheckFailedException';
+  return awsErrorName(error) === 'ConditionalCheckFailedException';
 }
 
 /**
@@ -85,11 +86,11 @@ export function isConditionalCheckFailed(error: unknown): boolean {
  */
 export function toStoreError(error: unknown, operation: string, tableName: string): TxsError {
   if (error instanceof TxsError) return error;
-  const sdk = (typeof error === 'object' && error !== null ? error : {}) as SdkErrorLike;
-  const name = typeof sdk.name === 'string' ? sdk.name : 'Error';
-  const detail = typeof sdk.message === 'string' && sdk.message !== '' ? `${name}: ${sdk.message}` : name;
+  const name = awsErrorName(error) || 'Error';
+  const message = (error as { message?: unknown } | null)?.message;
+  const detail = typeof message === 'string' && message !== '' ? `${name}: ${message}` : name;
   if (name === 'ResourceNotFoundException') return new StoreTableNotFoundError(tableName, { cause: error });
-  const status = sdk.$metadata?.httpStatusCode;
+  const status = awsErrorStatus(error);
   const retryable =
     isRetryableAwsError(error) ||
     name === 'TransactionConflictException' ||

@@ -15,12 +15,14 @@ import {
   type AppRecord,
   type AppStateTransition,
   applyTransition,
+  backoffDelay,
   decideTransition,
   type FieldIssue,
   isAppState,
   isReasonUpdate,
   isTerminal,
   type NewAppRecord,
+  sleep,
   stateRank,
   UnknownAppError,
 } from '../specs/index.js';
@@ -90,9 +92,8 @@ export function forwardTransitionCondition(
   };
 }
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+/** The wait before deciding a transition again after a concurrent writer won: under 25 ms, growing. */
+const CONFLICT_BACKOFF = { baseMs: 1, capMs: 25 } as const;
 
 /** True when `item` is past its TTL at `now` (epoch seconds): it counts as gone though DynamoDB still holds it. */
 function isExpired(item: Item, now: number): boolean {
@@ -218,7 +219,7 @@ export class AppRecords {
       if (!existing || isExpired(existing, nowSeconds(this.context)))
         return { applied: false, reason: 'missing' };
       known = existing;
-      await sleep(Math.random() * Math.min(25, 2 ** attempt));
+      await sleep(backoffDelay(attempt, CONFLICT_BACKOFF));
     }
     throw new StoreConflictError(
       `The transition of ${handle} to ${transition.state} kept conflicting with concurrent updates; ` +
