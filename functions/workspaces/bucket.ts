@@ -220,7 +220,7 @@ export class WorkspaceBucket {
 }
 
 function backendError(error: unknown, action: string, target: string): Error {
-  if (isAccessDeniedError(error) || awsErrorStatus(error) === 403) {
+  if (isAccessDeniedError(error)) {
     return new BackendAccessDeniedError(
       `Access denied to ${action} (and s3:ListBucket) for ${target}: grant them on the workspace bucket's ${WORKSPACE_KEY_PREFIX} prefix`,
       { cause: error },
