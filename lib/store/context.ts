@@ -115,14 +115,21 @@ export async function readItem(context: StoreContext, key: Item): Promise<Item |
   return output.Item;
 }
 
+/** True when `item` is past its TTL at `now` (epoch seconds): it counts as gone though DynamoDB still holds it. */
+export function isExpired(item: Item, now: number): boolean {
+  const expiresAt = item[A.expiresAt];
+  return typeof expiresAt === 'number' && expiresAt <= now;
+}
+
 /**
  * Puts `item` unless an unexpired item with its key exists (create-once for records and idempotency
  * reservations; an item past its TTL that DynamoDB has not deleted yet counts as absent). A refused Put
- * answers the item it collided with ({@link writeOrCollide}).
+ * answers the item it collided with ({@link writeOrCollide}), undefined when that item is gone or expired
+ * (the caller tries again).
  */
 export async function putIfAbsent(context: StoreContext, item: Item, now: number): Promise<WriteOutcome> {
   const key = { [A.partitionKey]: item[A.partitionKey], [A.sortKey]: item[A.sortKey] };
-  return writeOrCollide(context, 'PutItem', key, () =>
+  const outcome = await writeOrCollide(context, 'PutItem', key, () =>
     context.client.put({
       TableName: context.tableName,
       Item: item,
@@ -132,4 +139,7 @@ export async function putIfAbsent(context: StoreContext, item: Item, now: number
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     }),
   );
+  return outcome.applied || outcome.existing === undefined || !isExpired(outcome.existing, now)
+    ? outcome
+    : { applied: false, existing: undefined };
 }

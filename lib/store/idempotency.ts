@@ -79,8 +79,7 @@ export class IdempotencyKeys {
       const put = await putIfAbsent(this.context, item, nowSeconds);
       if (put.applied) return { reserved: true };
       const existing = put.existing;
-      const expiresAt = existing?.[A.expiresAt];
-      if (!existing || (typeof expiresAt === 'number' && expiresAt <= nowSeconds)) continue;
+      if (!existing) continue;
       const completed = typeof existing.handle === 'string';
       if (lease !== undefined && !completed && existing.holder === lease.holder) {
         // Our own write (its response was lost and the SDK's retry failed the condition), or our takeover.

@@ -31,6 +31,7 @@ import { boundRecord } from './bounds.js';
 import {
   conditionalWrite,
   type Item,
+  isExpired,
   nowSeconds,
   putIfAbsent,
   readItem,
@@ -95,12 +96,6 @@ export function forwardTransitionCondition(
 /** The wait before deciding a transition again after a concurrent writer won: under 25 ms, growing. */
 const CONFLICT_BACKOFF = { baseMs: 1, capMs: 25 } as const;
 
-/** True when `item` is past its TTL at `now` (epoch seconds): it counts as gone though DynamoDB still holds it. */
-function isExpired(item: Item, now: number): boolean {
-  const expiresAt = item[A.expiresAt];
-  return typeof expiresAt === 'number' && expiresAt <= now;
-}
-
 /** The record half of the store: create, get, transition, markCancelRequested. */
 export class AppRecords {
   /** Raw items behind records this store returned, so a transition can start from a record just read. */
@@ -135,7 +130,7 @@ export class AppRecords {
         return { record, created: true };
       }
       const existing = put.existing;
-      if (existing && !isExpired(existing, now)) {
+      if (existing) {
         const stored = recordOf(existing);
         this.itemsOfRecords.set(stored, existing);
         return { record: stored, created: false };
