@@ -161,7 +161,6 @@ export class AwsBatchTranslator extends TranslatingScheduler<AwsBatchOpts, AwsBa
     workspace?: JobWorkspace,
   ): AppDryRunInfo<AwsBatchRequest> {
     super.validate(app, cfg);
-    if (workspace !== undefined) this.checkWorkspace(workspace);
     return this.translateChecked(app, cfg as AwsBatchOpts, true, workspace);
   }
 

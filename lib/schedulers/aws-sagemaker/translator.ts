@@ -134,7 +134,6 @@ export class AwsSageMakerTranslator extends TranslatingScheduler<AwsSageMakerOpt
     workspace?: JobWorkspace,
   ): AppDryRunInfo<AwsSageMakerRequest> {
     super.validate(app, cfg);
-    if (workspace !== undefined) this.checkWorkspace(workspace);
     return this.dryRunInfo(app, cfg as AwsSageMakerOpts, workspace, LONGEST_ID);
   }
 
