@@ -50,6 +50,15 @@ export function commandInWorkspace(command: readonly string[]): CommandInWorkspa
 }
 
 /**
+ * The command a role was given: `command` itself, or the entrypoint and arguments inside it when
+ * {@link unpackThenRun} made it (describe shows a role as it was given, not the unpacking wrapper).
+ */
+export function givenCommand(command: readonly string[]): string[] {
+  const inWorkspace = commandInWorkspace(command);
+  return inWorkspace === undefined ? [...command] : [inWorkspace.entrypoint, ...inWorkspace.args];
+}
+
+/**
  * The default image of the container that copies a workspace archive from S3 into the job before it starts
  * (Kubernetes' init container, Batch's fetch container): the AWS CLI, pinned; its entrypoint is `aws`, and it
  * reads credentials the way the AWS SDKs do (on EKS: the pod's service account through IRSA or Pod Identity).

@@ -6,7 +6,7 @@
  */
 import type { JobDetail, KeyValuePair, NodeRangeProperty, ResourceRequirement } from '@aws-sdk/client-batch';
 import { type AppState, MISSING, makeRole, NONE, type ReplicaStatus, type Role } from '../../specs/index.js';
-import { commandInWorkspace } from '../workspace.js';
+import { givenCommand } from '../workspace.js';
 import { nodeRangeOf, resourceFromRequirements } from './container.js';
 import { batchStateOf } from './state.js';
 import { mainContainerOf, roleContainerOf, workspaceFetchFailureOf } from './task-containers.js';
@@ -64,9 +64,7 @@ export function nodeGroupsOf(job: JobDetail): NodeGroup[] {
 export function rolesOf(job: JobDetail): Role[] {
   return nodeGroupsOf(job).map(({ role, numReplicas, range }) => {
     const container = rangeContainerOf(range) ?? {};
-    const given = container.command ?? [];
-    const inWorkspace = commandInWorkspace(given);
-    const command = inWorkspace === undefined ? given : [inWorkspace.entrypoint, ...inWorkspace.args];
+    const command = givenCommand(container.command ?? []);
     return makeRole({
       name: role,
       image: container.image ?? '',

@@ -34,7 +34,7 @@ import type { LogPage, LogPageRequest } from '../logs.js';
 import { type LogsClientSource, logsClientOf } from '../logs-client.js';
 import type { SchedulerContext } from '../scheduler.js';
 import { SubmittingScheduler } from '../submitting.js';
-import { commandInWorkspace } from '../workspace.js';
+import { givenCommand } from '../workspace.js';
 import type { AwsSageMakerOpts } from './opts.js';
 import { isNotFoundError, isThrottlingError, sdkErrorName, toSchedulerError } from './sdk-errors.js';
 import {
@@ -110,9 +110,7 @@ export function resourceForInstanceType(instanceType: string | undefined): Resou
 export function roleOfTrainingJob(job: TrainingJob, roleName: string): Role {
   const spec = job.AlgorithmSpecification;
   // A job in a workspace runs the role's command behind the unpacking wrapper: shown as the role was given.
-  const given = [...(spec?.ContainerEntrypoint ?? []), ...(spec?.ContainerArguments ?? [])];
-  const inWorkspace = commandInWorkspace(given);
-  const command = inWorkspace === undefined ? given : [inWorkspace.entrypoint, ...inWorkspace.args];
+  const command = givenCommand([...(spec?.ContainerEntrypoint ?? []), ...(spec?.ContainerArguments ?? [])]);
   return makeRole({
     name: roleName,
     image: spec?.TrainingImage ?? '',
