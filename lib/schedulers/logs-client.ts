@@ -10,19 +10,36 @@ import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 /** A CloudWatch Logs client, or a function that builds one the first time a log is read. */
 export type LogsClientSource = CloudWatchLogsClient | (() => Promise<CloudWatchLogsClient>);
 
+/** The SDK retry mode of a default Logs client: each scheduler's, as its own service client has. */
+export type LogsRetryMode = 'adaptive' | 'standard';
+
+const defaults = new Map<LogsRetryMode, Promise<CloudWatchLogsClient>>();
+
+/** The process's default Logs client for `retryMode` (5 attempts), its code imported on the first call. */
+function defaultLogsClient(retryMode: LogsRetryMode): Promise<CloudWatchLogsClient> {
+  let client = defaults.get(retryMode);
+  if (client === undefined) {
+    client = import('./cloudwatch-logs.js').then(
+      ({ CloudWatchLogsClient }) => new CloudWatchLogsClient({ maxAttempts: 5, retryMode }),
+    );
+    defaults.set(retryMode, client);
+  }
+  return client;
+}
+
 /**
- * The client of `source` (of `fallback` when undefined), built at most once: the returned function resolves
- * to the same client on every call.
+ * The client of `source` (the process's default for `retryMode` when undefined), built at most once: the
+ * returned function resolves to the same client on every call.
  */
 export function logsClientOf(
   source: LogsClientSource | undefined,
-  fallback: () => Promise<CloudWatchLogsClient>,
+  retryMode: LogsRetryMode,
 ): () => Promise<CloudWatchLogsClient> {
   if (source !== undefined && typeof source !== 'function') {
     const client = Promise.resolve(source);
     return () => client;
   }
-  const make = source ?? fallback;
+  const make = source ?? (() => defaultLogsClient(retryMode));
   let client: Promise<CloudWatchLogsClient> | undefined;
   return () => {
     client ??= make();

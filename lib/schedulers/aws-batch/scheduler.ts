@@ -108,22 +108,11 @@ const MAX_REMEMBERED_JOB_IDS = 4096;
 const MAX_REMEMBERED_DEFINITIONS = 512;
 
 let sharedBatchClient: BatchClient | undefined;
-let sharedLogsClient: CloudWatchLogsClient | undefined;
 
 /** The default Batch client: built once per process, 5 attempts with adaptive retry (client-side rate limit). */
 export function defaultBatchClient(): BatchClient {
   sharedBatchClient ??= new BatchClient({ maxAttempts: 5, retryMode: 'adaptive' });
   return sharedBatchClient;
-}
-
-/**
- * The default CloudWatch Logs client: built once per process, 5 attempts with adaptive retry, its code
- * imported on the first call.
- */
-export async function defaultLogsClient(): Promise<CloudWatchLogsClient> {
-  const { CloudWatchLogsClient } = await import('../cloudwatch-logs.js');
-  sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'adaptive' });
-  return sharedLogsClient;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -158,7 +147,7 @@ export class AwsBatchScheduler extends SubmittingScheduler<AwsBatchOpts, AwsBatc
   constructor(context: SchedulerContext, options: AwsBatchSchedulerOptions = {}) {
     super(new AwsBatchTranslator(context, options), context);
     this.batch = options.batchClient ?? defaultBatchClient();
-    this.logs = logsClientOf(options.logsClient, defaultLogsClient);
+    this.logs = logsClientOf(options.logsClient, 'adaptive');
     this.queues = options.queues && options.queues.length > 0 ? [...options.queues] : undefined;
     this.listWindowMs = (options.listWindowDays ?? DEFAULT_LIST_WINDOW_DAYS) * DAY_MS;
   }

@@ -77,19 +77,11 @@ export interface AwsSageMakerSchedulerOptions extends AwsSageMakerTranslatorOpti
 const THROTTLE_BACKOFF_CAP_MS = 20_000;
 
 let sharedSageMakerClient: SageMakerClient | undefined;
-let sharedLogsClient: CloudWatchLogsClient | undefined;
 
 /** The process-wide default SageMaker client (built on first use). */
 export function defaultSageMakerClient(): SageMakerClient {
   sharedSageMakerClient ??= new SageMakerClient({ maxAttempts: 5, retryMode: 'standard' });
   return sharedSageMakerClient;
-}
-
-/** The process-wide default CloudWatch Logs client (built, and its code imported, on first use). */
-export async function defaultLogsClient(): Promise<CloudWatchLogsClient> {
-  const { CloudWatchLogsClient } = await import('../cloudwatch-logs.js');
-  sharedLogsClient ??= new CloudWatchLogsClient({ maxAttempts: 5, retryMode: 'standard' });
-  return sharedLogsClient;
 }
 
 type TrainingJob = DescribeTrainingJobCommandOutput;
@@ -149,7 +141,7 @@ export class AwsSageMakerScheduler extends SubmittingScheduler<AwsSageMakerOpts,
   constructor(context: SchedulerContext, options: AwsSageMakerSchedulerOptions = {}) {
     super(new AwsSageMakerTranslator(context, options), context);
     this.sageMaker = options.sageMakerClient ?? defaultSageMakerClient();
-    this.logs = logsClientOf(options.logsClient, defaultLogsClient);
+    this.logs = logsClientOf(options.logsClient, 'standard');
     this.throttleRetries = options.throttleRetries ?? 3;
     this.throttleBaseDelayMs = options.throttleBaseDelayMs ?? 500;
     this.listLookbackMs = options.listLookbackMs ?? DEFAULT_LIST_LOOKBACK_MS;
