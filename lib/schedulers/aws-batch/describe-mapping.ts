@@ -9,7 +9,7 @@ import { type AppState, MISSING, makeRole, NONE, type ReplicaStatus, type Role }
 import { givenCommand } from '../workspace.js';
 import { nodeRangeOf, resourceFromRequirements } from './container.js';
 import { batchStateOf } from './state.js';
-import { mainContainerOf, roleContainerOf, workspaceFetchFailureOf } from './task-containers.js';
+import { mainContainerOf, partReasonOf, roleContainerOf } from './task-containers.js';
 import { ROLE_NAME_ENV } from './translate.js';
 
 /** What describe reads of a node range's role container (a `container`, or an `ecsProperties` task's). */
@@ -107,9 +107,7 @@ export function replicaStatusOf(
     structuredErrorMsg: NONE,
   };
   if (container?.exitCode !== undefined) status.exitCode = container.exitCode;
-  const reason = [node.statusReason, workspaceFetchFailureOf(node), container?.reason]
-    .filter((r) => r)
-    .join('; ');
+  const reason = partReasonOf(node);
   if (reason !== '') status.reason = reason;
   return status;
 }

@@ -20,8 +20,8 @@ import {
   type BatchContainersLike,
   type BatchTaskLike,
   containerReasonsOf,
+  partReasonOf,
   roleContainerOf,
-  workspaceFetchFailureOf,
 } from './task-containers.js';
 
 /** Batch status → AppState (TorchX's `JOB_STATE`). */
@@ -207,9 +207,7 @@ export function batchAttemptOutcomesOf(job: BatchJobLike): AttemptOutcome[] {
     const container = roleContainerOf(attempt);
     const exitCode = container?.exitCode;
     if (exitCode !== undefined) outcome.exitCode = exitCode;
-    const reason = [attempt.statusReason, workspaceFetchFailureOf(attempt), container?.reason]
-      .filter((r) => r)
-      .join('; ');
+    const reason = partReasonOf(attempt);
     if (reason !== '') outcome.reason = reason.slice(0, MAX_REASON_TEXT);
     const startedAt = isoOf(attempt.startedAt);
     if (startedAt !== undefined) outcome.startedAt = startedAt;

@@ -89,6 +89,16 @@ export function workspaceFetchFailureOf(part: Readonly<BatchContainersLike>): st
 }
 
 /**
+ * The reason of one attempt or node as a replica or an attempt outcome shows it: Batch's own, the workspace
+ * fetch's failure, then the role container's, joined by `; ` (empty when there is none).
+ */
+export function partReasonOf(part: Readonly<BatchContainersLike & { statusReason?: string }>): string {
+  return [part.statusReason, workspaceFetchFailureOf(part), roleContainerOf(part)?.reason]
+    .filter((reason) => reason)
+    .join('; ');
+}
+
+/**
  * The exit code and reason of a part's role container, after its workspace fetch's failure if any:
  * what status shows after Batch's own reason.
  */
