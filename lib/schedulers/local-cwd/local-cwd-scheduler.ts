@@ -762,7 +762,7 @@ export class LocalCwdScheduler extends Scheduler<LocalCwdOpts, LocalCwdRequest> 
       if (record === undefined) return 0;
       return isTerminal(record.state) ? (record.finishedAt ?? record.updatedAt) : undefined;
     };
-    for (const { appId } of copies) {
+    for (const appId of copies) {
       const endedAt = await ended(appId);
       if (endedAt !== undefined && endedAt < now - this.workspaceCopyRetentionMs) {
         await removeWorkspaceCopy(this.dataDir, appId);

@@ -65,17 +65,10 @@ async function discard(entry: string, root: string): Promise<void> {
   }
 }
 
-/** A copy and its app. */
-export interface WorkspaceCopy {
-  appId: string;
-  /** Epoch ms of the copy's last change (when it was unpacked, unless the job changed its top level). */
-  mtimeMs: number;
-}
-
 /** The copies directory's entries. */
 interface Entries {
-  /** The apps' copies. */
-  copies: WorkspaceCopy[];
+  /** The apps whose copies are there: app ids. */
+  copies: string[];
   /** Copies being unpacked, or what a crash left of one: app ids. */
   unpacking: string[];
 }
@@ -92,12 +85,7 @@ async function entriesOf(dir: string): Promise<string[]> {
 /** The copies and the copies being unpacked (none when there is no copies directory). */
 export async function listWorkspaceCopies(dataDir: string): Promise<Entries> {
   const root = path.join(dataDir, WORKSPACE_COPIES_DIR);
-  const copies: WorkspaceCopy[] = [];
-  for (const appId of await entriesOf(root)) {
-    if (appId === UNPACKING || appId === REMOVING) continue;
-    const info = await stat(path.join(root, appId)).catch(() => undefined);
-    if (info !== undefined) copies.push({ appId, mtimeMs: info.mtimeMs });
-  }
+  const copies = (await entriesOf(root)).filter((name) => name !== UNPACKING && name !== REMOVING);
   return { copies, unpacking: await entriesOf(path.join(root, UNPACKING)) };
 }
 
