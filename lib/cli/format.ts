@@ -20,7 +20,7 @@ import type {
 import { runOptsFromDescriptions } from './cfg.js';
 import { TERMINAL_CONTROLS } from './terminal-text.js';
 import { formatElapsed, formatLocalTime } from './time.js';
-import { formatBytes } from './workspace/progress.js';
+import { workspaceSummary } from './workspace/progress.js';
 
 const { green: GREEN, red: RED, bold: BOLD, reset: RESET } = TERMINAL_CONTROLS;
 
@@ -129,8 +129,7 @@ export function formatStatus(
  * `workspace: 3f2a… (12 files, 3.4 KiB)`.
  */
 export function formatWorkspaceLine(workspace: { sha256: string; size: number; fileCount: number }): string {
-  const files = `${workspace.fileCount} file${workspace.fileCount === 1 ? '' : 's'}`;
-  return `workspace: ${displayText(workspace.sha256)} (${files}, ${formatBytes(workspace.size)})`;
+  return `workspace: ${displayText(workspaceSummary(workspace))}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 /** An app's page: state, actions, stuck-job hint, timeline, role × replica grid, the request it became. */
 
-import { formatBytes } from '../../lib/cli/workspace/progress.js';
+import { workspaceSummary } from '../../lib/cli/workspace/progress.js';
 import type { AppResponse } from '../../lib/specs/api.js';
 import { shownCode } from '../../lib/specs/state-reason.js';
 import { api, errorBox, type RunRequest } from '../api.js';
@@ -19,12 +19,6 @@ export function recordedRequest(app: AppResponse): RunRequest {
     cfg: app.cfg ?? {},
     ...(app.workspace === undefined ? {} : { workspace: { sha256: app.workspace.sha256 } }),
   };
-}
-
-/** The workspace archive an app runs in, e.g. `3f2a…c9 (41 files, 1.2 MiB)`. */
-export function workspaceText(workspace: NonNullable<AppResponse['workspace']>): string {
-  const files = `${workspace.fileCount} file${workspace.fileCount === 1 ? '' : 's'}`;
-  return `${workspace.sha256} (${files}, ${formatBytes(workspace.size)})`;
 }
 
 /**
@@ -166,7 +160,7 @@ export function appView(root: HTMLElement, route: Route): () => void {
           'p',
           { class: 'hint', role: 'note' },
           'It runs in the same workspace archive, ',
-          h('code', {}, workspaceText(current.workspace)),
+          h('code', {}, workspaceSummary(current.workspace)),
           '. The service keeps archives for a limited time: if it no longer holds this one, the relaunch ' +
             'is refused (an error naming workspace.sha256); run it again from your code’s directory with txs run.',
         ),
@@ -217,7 +211,7 @@ export function appView(root: HTMLElement, route: Route): () => void {
         h('dt', {}, 'Created'),
         h('dd', {}, time(app.createdAt)),
         app.workspace && h('dt', {}, 'Workspace'),
-        app.workspace && h('dd', {}, h('code', {}, workspaceText(app.workspace))),
+        app.workspace && h('dd', {}, h('code', {}, workspaceSummary(app.workspace))),
         app.cancelRequestedAt && h('dt', {}, 'Cancel requested'),
         app.cancelRequestedAt && h('dd', {}, time(app.cancelRequestedAt)),
         app.status.msg && h('dt', {}, 'Message'),

@@ -52,6 +52,12 @@ export function formatBytes(bytes: number): string {
   return `${value.toFixed(digits)} ${UNITS[unit]}`;
 }
 
+/** A workspace archive in words, e.g. `3f2a…c9 (41 files, 1.2 MiB)`: what `txs` and the dashboard show. */
+export function workspaceSummary(workspace: { sha256: string; size: number; fileCount: number }): string {
+  const files = `${workspace.fileCount} file${workspace.fileCount === 1 ? '' : 's'}`;
+  return `${workspace.sha256} (${files}, ${formatBytes(workspace.size)})`;
+}
+
 /** The stderr line while an archive is sent, e.g. `uploading workspace: 210 MiB of 500 MiB`. */
 export function formatUploadProgress(sent: number, total: number): string {
   return `uploading workspace: ${formatBytes(sent)} of ${formatBytes(total)}`;
