@@ -86,20 +86,22 @@ function archiveSource(scheduler: string): 'server' | 's3' {
   return source;
 }
 
+/** The workspace bucket configured (its module loaded only now), or a refusal naming `workspace` with `why`. */
+async function bucketOr(why: string): Promise<WorkspaceBucket> {
+  const bucket = (await import('./bucket.js')).workspaceBucket();
+  if (bucket === undefined) throw ValidationError.forField('workspace', why);
+  return bucket;
+}
+
 /**
- * The stack's workspace bucket (its module loaded only now).
+ * The stack's workspace bucket.
  *
  * @throws ValidationError naming `workspace` when this server keeps no workspaces.
  */
-export async function requireBucket(): Promise<WorkspaceBucket> {
-  const bucket = (await import('./bucket.js')).workspaceBucket();
-  if (bucket === undefined) {
-    throw ValidationError.forField(
-      'workspace',
-      'this deployment has no workspace bucket (the stack creates one with the aws_batch or aws_sagemaker scheduler); run without one (txs run --workspace "")',
-    );
-  }
-  return bucket;
+export function requireBucket(): Promise<WorkspaceBucket> {
+  return bucketOr(
+    'this deployment has no workspace bucket (the stack creates one with the aws_batch or aws_sagemaker scheduler); run without one (txs run --workspace "")',
+  );
 }
 
 /**
@@ -107,13 +109,8 @@ export async function requireBucket(): Promise<WorkspaceBucket> {
  *
  * @throws ValidationError naming `workspace`, with the fix, when the server has none.
  */
-async function requireLocalBucket(scheduler: string): Promise<WorkspaceBucket> {
-  const bucket = (await import('./bucket.js')).workspaceBucket();
-  if (bucket === undefined) {
-    throw ValidationError.forField(
-      'workspace',
-      `${scheduler} jobs fetch their workspace from S3, and this local server has no workspace bucket: restart it with ${ENV.workspaceBucket} set to an S3 bucket your AWS credentials can write and the job's role can read (docs/workspaces.md#from-the-local-server-to-s3), or run without a workspace (txs run --workspace "")`,
-    );
-  }
-  return bucket;
+function requireLocalBucket(scheduler: string): Promise<WorkspaceBucket> {
+  return bucketOr(
+    `${scheduler} jobs fetch their workspace from S3, and this local server has no workspace bucket: restart it with ${ENV.workspaceBucket} set to an S3 bucket your AWS credentials can write and the job's role can read (docs/workspaces.md#from-the-local-server-to-s3), or run without a workspace (txs run --workspace "")`,
+  );
 }
