@@ -10,6 +10,7 @@ import type {
   RunResponse,
   SchedulerInfo,
 } from '../lib/specs/api.js';
+import { answerRetryable } from '../lib/specs/errors.js';
 import { encodeSegment } from './route.js';
 
 /** An error answered by the API, with its own words. */
@@ -24,7 +25,7 @@ export class ApiError extends Error {
      * Whether asking again may succeed: the API's `error.retryable`; for an answer without it (API Gateway's
      * own, or no answer at all) a lost connection or a 429/502/503/504.
      */
-    readonly retryable = status === 0 || [429, 502, 503, 504].includes(status),
+    readonly retryable = status === 0 || answerRetryable(status, undefined),
   ) {
     super(message);
   }
@@ -70,7 +71,7 @@ async function call<T>(method: string, path: string, body?: unknown, headers: Re
       message,
       error?.details ?? [],
       error?.requestId,
-      ...(typeof error?.retryable === 'boolean' ? [error.retryable] : []),
+      answerRetryable(res.status, error?.retryable),
     );
   }
   if (parsed === undefined) throw new ApiError(res.status, 'InvalidResponse', 'the server answered non-JSON');

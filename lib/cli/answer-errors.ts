@@ -6,19 +6,10 @@
  *
  * @module
  */
+import { answerRetryable } from '../specs/errors.js';
 import type { ApiErrorBody } from './api-types.js';
 import { ApiError, AppNotFoundError, AuthError, type CliError, ExitCode } from './errors.js';
 import { isLoopbackHostname } from './local-token.js';
-
-/**
- * Whether an answer may be cured by sending the request again: the API says so in `error.retryable`; an
- * answer without it (API Gateway's own throttling or timeout, a proxy, an older server) is judged by its
- * status alone.
- */
-function retryableAnswer(status: number, said: unknown): boolean {
-  if (typeof said === 'boolean') return said;
-  return status === 429 || status === 502 || status === 503 || status === 504;
-}
 
 /** Everything {@link apiErrorFrom} needs to explain a failed answer. */
 export interface FailedAnswer {
@@ -97,7 +88,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
         message: `${answer.endpoint} answered HTTP ${status}: ${gatewayMessage}`,
         hint: status === 429 ? 'too many requests; retry in a moment' : 'the API failed; retry later',
         exitCode: ExitCode.UNAVAILABLE,
-        retryable: retryableAnswer(status, undefined),
+        retryable: answerRetryable(status, undefined),
         ...(requestId === undefined ? {} : { requestId }),
       });
     }
@@ -108,7 +99,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
       message: `unexpected answer from ${answer.endpoint}: HTTP ${status} (${kind}) to ${answer.method} ${answer.path}`,
       hint: 'is the endpoint the torchx-serverless API? include the stage, e.g. https://abc.execute-api.us-east-1.amazonaws.com/prod',
       exitCode: ExitCode.UNAVAILABLE,
-      retryable: retryableAnswer(status, undefined),
+      retryable: answerRetryable(status, undefined),
       ...(requestId === undefined ? {} : { requestId }),
     });
   }
@@ -116,7 +107,7 @@ export function apiErrorFrom(answer: FailedAnswer): CliError {
     (d): d is { path: string; message: string } =>
       typeof d?.path === 'string' && typeof d?.message === 'string',
   );
-  const retryable = retryableAnswer(status, apiError.retryable);
+  const retryable = answerRetryable(status, apiError.retryable);
   const base = {
     status,
     apiCode: apiError.code,

@@ -6,6 +6,16 @@
  * @module
  */
 
+/**
+ * Whether an error answer may be cured by sending the request again: the API says so in `error.retryable`
+ * (`said`); an answer without it (API Gateway's own throttling or timeout, a proxy, an older server) is judged
+ * by its status alone. What `txs` and the dashboard both obey.
+ */
+export function answerRetryable(status: number, said: unknown): boolean {
+  if (typeof said === 'boolean') return said;
+  return status === 429 || status === 502 || status === 503 || status === 504;
+}
+
 /** One problem with one field of a request, with the dotted path of the field. */
 export interface FieldIssue {
   /** Dotted path of the offending field, e.g. `app.roles.0.numReplicas` or `cfg.queue`. */
