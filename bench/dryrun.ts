@@ -34,6 +34,7 @@ import { parseRunRequest } from '../lib/specs/index.js';
 import type { FunctionsEnvironment } from '../test/reliability/helpers/environment.js';
 import { apiEvent, lambdaContext, type ProxyHandler } from '../test/reliability/helpers/lambda.js';
 import { ROOT } from './bundling.js';
+import { VENDOR } from './lib/commands.js';
 import { APPS } from './lib/dryrun-apps.js';
 import { median, progress, round } from './lib/stats.js';
 
@@ -89,10 +90,6 @@ async function chunkOf(fn: () => unknown, ms: number): Promise<Chunk> {
 }
 
 /** TorchX 0.8 (the last with aws_batch and aws_sagemaker) from ../shared/vendor, run by the Debian Python. */
-const VENDOR =
-  process.env.TXS_VENDOR_DIR ??
-  [join(ROOT, '../shared/vendor'), join(ROOT, '../../shared/vendor')].find((dir) => existsSync(dir)) ??
-  join(ROOT, '../shared/vendor');
 const PYTHON = '/usr/bin/python3';
 
 /** bench/torchx-dryrun.py in round-serving mode; undefined when TorchX cannot be imported here. */

@@ -1,10 +1,8 @@
 /** dynalite in a child process, so the functions under test and the database do not share one thread. */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { ItemClient } from '../../lib/store/index.js';
-import { createTableInput } from '../../lib/store/table.js';
-import { type Dynalite, dynaliteClient } from '../../test/helpers/dynalite.js';
+import { createAppTable, type Dynalite, dynaliteClient } from '../../test/helpers/dynalite.js';
 import { ROOT } from '../bundling.js';
 
 /** Starts dynalite in a child process with the app record table. */
@@ -24,7 +22,7 @@ export async function startDynaliteProcess(): Promise<Dynalite> {
   const createTable = async (name?: string) => {
     counter += 1;
     const tableName = name ?? `txs-bench-${counter}`;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await createAppTable(client, tableName);
     return tableName;
   };
   const tableName = await createTable();
