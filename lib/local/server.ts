@@ -204,11 +204,12 @@ async function serve(
     options.workspaceRetentionDays ??
       Number(process.env.TXS_WORKSPACE_RETENTION_DAYS || DEFAULT_WORKSPACE_RETENTION_DAYS),
   );
+  const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
   configureLocalMode({
     settings: {
       tableName: LOCAL_TABLE_NAME,
       dynamoDbEndpoint: dbEndpoint,
-      schedulers: options.schedulers ?? LOCAL_SCHEDULERS,
+      schedulers: enabled,
       localDataDir: join(dataDir, 'local_cwd'),
       localReplicaUmask: replicaUmask,
     },
@@ -250,7 +251,7 @@ async function serve(
   // Unused workspace archives go once the records are recovered (never one a live app names).
   undo.push(
     workspaces.startSweeping(
-      () => archivesInUse(runnerStore(), options.schedulers ?? LOCAL_SCHEDULERS),
+      () => archivesInUse(runnerStore(), enabled),
       (error) => console.error('workspace sweep:', error),
     ),
   );
@@ -288,7 +289,6 @@ async function serve(
     handle(req, res, true),
   );
   undo.push(() => ownSocket.close());
-  const enabled = options.schedulers ?? LOCAL_SCHEDULERS;
   const timers = startTimers({
     reconcileEveryMs: options.reconcileEveryMs ?? 60_000,
     reconcileAll: () => reconciler.reconcileAll(),
