@@ -5,9 +5,9 @@
  * commit's, for a before/after run) is read with {@link readBundles}.
  */
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BuildOptions, build, type Metafile } from 'esbuild';
+import { type InputOptions, type OutputChunk, type OutputOptions, rolldown } from 'rolldown';
 import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS, ROUTES } from '../functions/routes.js';
 
@@ -49,18 +49,38 @@ function groupOf(input: string): string {
   return input.split('/').slice(0, 2).join('/');
 }
 
-/** The outputs importing `entry` loads: it and every chunk reachable by static imports. */
-function staticClosure(metafile: Metafile, entry: string): string[] {
-  const seen = new Set<string>();
+/** The chunks importing `entry` loads: it and every chunk reachable by static imports. */
+export function staticClosure(chunks: ReadonlyMap<string, OutputChunk>, entry: string): OutputChunk[] {
+  const seen = new Map<string, OutputChunk>();
   const stack = [entry];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (seen.has(next)) continue;
-    seen.add(next);
-    for (const imported of metafile.outputs[next]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) stack.push(imported.path);
-    }
+    const chunk = chunks.get(next);
+    if (chunk === undefined || seen.has(next)) continue;
+    seen.set(next, chunk);
+    stack.push(...chunk.imports);
   }
-  return [...seen];
+  return [...seen.values()];
+}
+
+/** Rolldown options added to the stack's, for an experiment (one file per function, the SDK external). */
+export interface BundleOverrides {
+  input?: InputOptions;
+  output?: OutputOptions;
+}
+
+/** Bundles one function with the stack's options (plus `overrides`) into `dir`; its chunks by file name. */
+export async function bundleOne(
+  entry: string,
+  dir: string,
+  overrides: BundleOverrides = {},
+): Promise<Map<string, OutputChunk>> {
+  const { input, output } = lambdaBuildOptions(ROOT, entry, dir);
+  const bundle = await rolldown({ ...input, ...overrides.input });
+  const result = await bundle.write({ ...output, ...overrides.output });
+  await bundle.close();
+  return new Map(
+    result.output.filter((o): o is OutputChunk => o.type === 'chunk').map((c) => [c.fileName, c]),
+  );
 }
 
 /** Every `.mjs` file under `dir`. */
@@ -72,26 +92,25 @@ function moduleFiles(dir: string): string[] {
 
 /**
  * Builds every function bundle (or each of `entries`) into `outDir/<name>/` with the stack's options, plus
- * `options`.
+ * `overrides`.
  */
 export async function buildBundles(
   outDir: string,
-  options: BuildOptions = {},
+  overrides: BundleOverrides = {},
   entries: FunctionEntry[] = FUNCTION_ENTRIES,
 ): Promise<BuiltBundle[]> {
   const built: BuiltBundle[] = [];
   for (const fn of entries) {
     const dir = join(outDir, fn.name);
     mkdirSync(dir, { recursive: true });
-    const result = await build({ ...lambdaBuildOptions(ROOT, fn.entry, dir), ...options, metafile: true });
-    const metafile = result.metafile as Metafile;
-    const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/index.mjs') || o === 'index.mjs');
-    if (entry === undefined) throw new Error(`${fn.name}: esbuild wrote no index.mjs`);
-    const loaded = staticClosure(metafile, entry);
+    const chunks = await bundleOne(fn.entry, dir, overrides);
+    if (!chunks.has('index.mjs')) throw new Error(`${fn.name}: rolldown wrote no index.mjs`);
+    const loaded = staticClosure(chunks, 'index.mjs');
     const groups = new Map<string, number>();
-    for (const output of loaded) {
-      for (const [input, info] of Object.entries(metafile.outputs[output]?.inputs ?? {})) {
-        groups.set(groupOf(input), (groups.get(groupOf(input)) ?? 0) + info.bytesInOutput);
+    for (const chunk of loaded) {
+      for (const [id, info] of Object.entries(chunk.modules)) {
+        const input = relative(ROOT, id);
+        groups.set(groupOf(input), (groups.get(groupOf(input)) ?? 0) + info.renderedLength);
       }
     }
     const top = [...groups.entries()]
@@ -101,7 +120,7 @@ export async function buildBundles(
     built.push({
       ...fn,
       file: join(dir, 'index.mjs'),
-      importBytes: loaded.reduce((sum, o) => sum + (metafile.outputs[o]?.bytes ?? 0), 0),
+      importBytes: loaded.reduce((sum, chunk) => sum + Buffer.byteLength(chunk.code), 0),
       deployedBytes: moduleFiles(dir).reduce((sum, f) => sum + statSync(f).size, 0),
       top,
     });
@@ -111,7 +130,7 @@ export async function buildBundles(
 
 /**
  * The bundles in `dir/<name>/index.mjs` as another build left them (e.g. `npm run build`'s `dist/lambda` of
- * another commit). With no metafile to follow, `importBytes` is index.mjs alone (all of a single-file
+ * another commit). With no build output to follow, `importBytes` is index.mjs alone (all of a single-file
  * bundle); the cold-init bench measures what each first call loads either way.
  */
 export function readBundles(dir: string): BuiltBundle[] {

@@ -11,11 +11,10 @@ import { readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import type { BuildOptions } from 'esbuild';
 import { type AppRecord, makeAppDef, makeAppHandle } from '../lib/specs/index.js';
 import { appItem } from '../lib/store/app-items.js';
 import { apiEvent } from '../test/reliability/helpers/lambda.js';
-import { type BuiltBundle, buildBundles, ROOT, readBundles } from './bundling.js';
+import { type BuiltBundle, type BundleOverrides, buildBundles, ROOT, readBundles } from './bundling.js';
 import { startAwsStub } from './lib/aws-stub.js';
 import { writeFloorSources } from './lib/sdk-floor.js';
 import { median, msSince, progress, round } from './lib/stats.js';
@@ -212,8 +211,8 @@ export interface ColdInitResult {
 /** A variant of the build, of the runtime flags, or another build's bundles, measured like the stack's. */
 export interface ColdInitVariant {
   name: string;
-  /** esbuild options added to the stack's. */
-  build?: BuildOptions;
+  /** Rolldown options added to the stack's. */
+  build?: BundleOverrides;
   /** Node flags instead of the stack's (none). */
   flags?: string[];
   /** Bundles built elsewhere (`<dir>/<name>/index.mjs`, e.g. another commit's `dist/lambda`). */

@@ -62,9 +62,9 @@ if (wanted('sizes')) {
   progress('bundle sizes: stack options, plus two experiments');
   const dir = join(tmpdir(), `txs-bench-sizes-${process.pid}`);
   const stack = await buildBundles(join(dir, 'stack'));
-  const singleFile = await buildBundles(join(dir, 'single-file'), { splitting: false });
+  const singleFile = await buildBundles(join(dir, 'single-file'), { output: { codeSplitting: false } });
   const sdkExternal = await buildBundles(join(dir, 'sdk-external'), {
-    external: ['@aws-sdk/*', '@smithy/*'],
+    input: { external: [/^@aws-sdk\//, /^@smithy\//] },
   });
   const rows = stack.map((b, i) => ({
     name: b.name,

@@ -8,7 +8,7 @@
  *   older than it (`dist/cli/sources.json` lists them; scripts/build-cli.ts).
  * - `dist/ui/`: the dashboard (`index.html`, `app.js`, `app.css`), served by `txs ui` from an installed package.
  * - `dist/lambda/<name>/`: one bundle per function of functions/routes.ts `FUNCTIONS` (`index.mjs` and its
- *   `chunks/`), with the stack's esbuild options (cdk/constructs/lambda-bundling.ts); the construct deploys
+ *   `chunks/`), with the stack's rolldown options (cdk/constructs/lambda-bundling.ts); the construct deploys
  *   these instead of bundling at synth time.
  *
  * Usage: `npm run build` (from a clone, after `npm ci`).
@@ -17,7 +17,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { rolldown } from 'rolldown';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
 import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS } from '../functions/routes.js';
@@ -51,9 +51,12 @@ for (const [file, text] of [
 }
 
 // One bundle per function, exactly as the stack would bundle it.
-await Promise.all(
-  FUNCTIONS.map((fn) => build(lambdaBuildOptions(ROOT, fn.entry, join(DIST, PREBUILT_DIR_NAME, fn.name)))),
-);
+for (const fn of FUNCTIONS) {
+  const { input, output } = lambdaBuildOptions(ROOT, fn.entry, join(DIST, PREBUILT_DIR_NAME, fn.name));
+  const bundle = await rolldown(input);
+  await bundle.write(output);
+  await bundle.close();
+}
 
 console.log(
   `built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s: cdk, specs, client (.js + .d.ts), ` +

@@ -4,7 +4,14 @@
  * its own chunk when used. The package build uses them, and a test checks what the entry loads eagerly.
  */
 import type { BuildOptions } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../cdk/constructs/lambda-bundling.js';
+
+/**
+ * The esbuild banner for ESM bundles: gives CommonJS dependencies that call `require()` at run time a
+ * working `require`, created on the first call (every file of a bundle carries the banner, and few ever
+ * call `require`).
+ */
+export const ESM_REQUIRE_BANNER =
+  "import { createRequire } from 'node:module'; let requireHere; const require = (id) => (requireHere ??= createRequire(import.meta.url))(id);";
 
 /** The entry point of the command, relative to the repository root. */
 export const CLI_ENTRY = 'lib/cli/main.ts';

@@ -1,5 +1,5 @@
 /**
- * One Lambda function built from a handler module with the house defaults: local esbuild bundling with the
+ * One Lambda function built from a handler module with the house defaults: local rolldown bundling with the
  * one definition of lambda-bundling.ts (ESM, minified, code splitting, the pinned AWS SDK bundled, no Docker)
  * or the bundle `npm run build` prebuilt with the same options, Node.js 22 on arm64, X-Ray tracing, its own
  * log group with a retention, and its own role that may write only to that log group.
@@ -25,13 +25,13 @@ import { bundleFunction } from './lambda-bundling.js';
 export interface HandlerFunctionProps {
   /** Handler module, relative to `projectRoot` (e.g. `functions/api/run.ts`). It exports `handler`. */
   readonly entry: string;
-  /** Repository root: where `entry` and `node_modules` (with esbuild) are. */
+  /** Repository root: where `entry` and `node_modules` (with rolldown) are. */
   readonly projectRoot: string;
   /**
    * Directory holding this function's prebuilt `index.mjs` and `chunks/` (with their source maps), as
    * `npm run build` writes it. When set, the function deploys that directory as is and nothing is bundled at
    * synth time.
-   * @default - esbuild bundles `entry` from `projectRoot` at synth time
+   * @default - rolldown bundles `entry` from `projectRoot` at synth time
    */
   readonly prebuiltDir?: string;
   /** One line saying what the function does (shown in the Lambda console). */
@@ -144,7 +144,7 @@ export class HandlerFunction extends Construct {
  * CDK's local bundling of one function with the shared definition. Its fields are part of the key CDK caches
  * staged assets by (a plain object with only `tryBundle` would give every function the first one's bundle).
  */
-class LocalEsbuildBundling implements ILocalBundling {
+class LocalBundling implements ILocalBundling {
   constructor(
     readonly projectRoot: string,
     readonly entry: string,
@@ -157,16 +157,16 @@ class LocalEsbuildBundling implements ILocalBundling {
 }
 
 /**
- * The code of `entry`, bundled at synth time with the esbuild of `projectRoot` (no Docker). The asset is
+ * The code of `entry`, bundled at synth time with the rolldown of `projectRoot` (no Docker). The asset is
  * hashed by its output, as NodejsFunction does; a synth that skips bundling (tests) bundles nothing.
  */
 function bundledCode(projectRoot: string, entry: string): Code {
   return Code.fromAsset(projectRoot, {
     assetHashType: AssetHashType.OUTPUT,
     bundling: {
-      // Never used: local bundling always succeeds or throws (no esbuild in projectRoot).
+      // Never used: local bundling always succeeds or throws (no rolldown in projectRoot).
       image: DockerImage.fromRegistry('dummy'),
-      local: new LocalEsbuildBundling(projectRoot, entry),
+      local: new LocalBundling(projectRoot, entry),
     },
   });
 }

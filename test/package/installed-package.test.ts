@@ -2,7 +2,7 @@
  * The package as a user gets it: `npm pack` (which builds dist/ through `prepack`), installed from the
  * tarball into a CDK app in a temporary directory outside the repository, offline (dependencies from the npm
  * cache; aws-cdk-lib and constructs, the app's own dependencies, linked from this clone). The app is
- * synthesized with plain node (no tsx, no esbuild reachable: NodejsFunction would have to bundle), every
+ * synthesized with plain node (no tsx, no bundler reachable: the construct would have to bundle), every
  * function asset must be the package's prebuilt bundle, the app type-checks against the package's `.d.ts`,
  * and the installed `txs` answers `--help` and `builtins` (against a local server). Not part of `npm test`
  * (it builds and packs the package): `npm run test:package`, run by `.ci/run`.
@@ -36,7 +36,7 @@ let app: string;
 let installed: string;
 let server: LocalServer | undefined;
 
-/** PATH without this clone's node_modules/.bin, so that no esbuild (or tsx) is reachable. */
+/** PATH without this clone's node_modules/.bin, so that no bundler (or tsx) is reachable. */
 const CLEAN_PATH = (process.env.PATH ?? '')
   .split(path.delimiter)
   .filter((dir) => !dir.includes('node_modules'))
@@ -194,11 +194,11 @@ describe('the packed npm package', () => {
       'Copyright (c) Meta Platforms, Inc. and affiliates.',
     );
     // A CLI user gets neither the local-mode nor the build tools.
-    for (const dep of ['tsx', 'dynalite', 'esbuild', 'typescript'])
+    for (const dep of ['tsx', 'dynalite', 'esbuild', 'rolldown', 'typescript'])
       expect(existsSync(path.join(app, 'node_modules', dep)), dep).toBe(false);
   });
 
-  it('synthesizes a CDK app that imports the construct, deploying the prebuilt bundles (no esbuild)', () => {
+  it('synthesizes a CDK app that imports the construct, deploying the prebuilt bundles (no bundler)', () => {
     writeFileSync(
       path.join(app, 'app.mjs'),
       [

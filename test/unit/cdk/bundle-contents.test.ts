@@ -1,5 +1,5 @@
 /**
- * What each function bundle loads, from esbuild's metafile with the stack's bundling definition: which
+ * What each function bundle loads, from rolldown's output with the stack's bundling definition: which
  * modules the import of `index.mjs` brings in (it and the chunks it imports statically) and which stay in
  * chunks a request imports on demand. Guards the structure the cold-init figures rest on (a static import in
  * the wrong module silently puts a scheduler or an SDK client back into every cold start); sizes are
@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Metafile } from 'esbuild';
+import { type OutputChunk, rolldown } from 'rolldown';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lambdaBuildOptions } from '../../../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS } from '../../../functions/routes.js';
@@ -15,75 +15,92 @@ import { FUNCTIONS } from '../../../functions/routes.js';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BUILD_TIMEOUT_MS = 120_000;
 
-let metafiles: Map<string, Metafile>;
+/** Each function's chunks, by file name (`index.mjs`, `chunks/…`). */
+let bundles: Map<string, Map<string, OutputChunk>>;
 
 beforeAll(async () => {
-  const built = await Promise.all(
-    FUNCTIONS.map(async (fn) => {
-      const outdir = path.join(ROOT, 'cdk.out', 'bundle-contents', fn.name);
-      const result = await build({
-        ...lambdaBuildOptions(ROOT, fn.entry, outdir),
-        write: false,
-        metafile: true,
-      });
-      return [fn.name, result.metafile as Metafile] as const;
-    }),
-  );
-  metafiles = new Map(built);
+  bundles = new Map();
+  for (const fn of FUNCTIONS) {
+    const { input, output } = lambdaBuildOptions(
+      ROOT,
+      fn.entry,
+      path.join(ROOT, 'cdk.out', 'bundle-contents', fn.name),
+    );
+    const bundle = await rolldown(input);
+    const generated = await bundle.generate(output);
+    await bundle.close();
+    bundles.set(
+      fn.name,
+      new Map(
+        generated.output.filter((o): o is OutputChunk => o.type === 'chunk').map((c) => [c.fileName, c]),
+      ),
+    );
+  }
 }, BUILD_TIMEOUT_MS);
 
-function metafileOf(name: string): Metafile {
-  const metafile = metafiles.get(name);
-  if (metafile === undefined) throw new Error(`no bundle ${name}`);
-  return metafile;
+function chunksOf(name: string): Map<string, OutputChunk> {
+  const chunks = bundles.get(name);
+  if (chunks === undefined) throw new Error(`no bundle ${name}`);
+  return chunks;
 }
 
-/** The source modules of the outputs reachable by static imports from `output`. */
-function staticInputs(metafile: Metafile, output: string): string[] {
-  const seen = new Set<string>();
-  const stack = [output];
+/** The chunks reachable by static imports from `file`. */
+function staticClosure(chunks: Map<string, OutputChunk>, file: string): OutputChunk[] {
+  const seen = new Map<string, OutputChunk>();
+  const stack = [file];
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    if (seen.has(next)) continue;
-    seen.add(next);
-    for (const imported of metafile.outputs[next]?.imports ?? []) {
-      if (imported.kind === 'import-statement' && !imported.external) stack.push(imported.path);
-    }
+    const chunk = chunks.get(next);
+    if (chunk === undefined || seen.has(next)) continue;
+    seen.set(next, chunk);
+    stack.push(...chunk.imports);
   }
-  return [...seen].flatMap((o) =>
-    Object.entries(metafile.outputs[o]?.inputs ?? {})
-      .filter(([, info]) => info.bytesInOutput > 0)
-      .map(([input]) => input),
+  return [...seen.values()];
+}
+
+/** The source modules (relative to the repository) of `chunks` that left code in them. */
+function sourcesOf(chunks: OutputChunk[]): string[] {
+  return chunks.flatMap((c) =>
+    Object.entries(c.modules)
+      .filter(([, info]) => info.renderedLength > 0)
+      .map(([id]) => path.relative(ROOT, id)),
   );
 }
 
 /** What importing the function's `index.mjs` loads. */
 function importLoads(name: string): string[] {
-  const metafile = metafileOf(name);
-  const entry = Object.keys(metafile.outputs).find((o) => o.endsWith('/index.mjs'));
-  if (entry === undefined) throw new Error(`${name}: no index.mjs`);
-  return staticInputs(metafile, entry);
-}
-
-/** What importing the chunk built for source module `module` (a dynamic import target) loads. */
-function chunkLoads(name: string, module: string): string[] {
-  const metafile = metafileOf(name);
-  const chunk = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === module)?.[0];
-  if (chunk === undefined) throw new Error(`${name}: no chunk for ${module}`);
-  return staticInputs(metafile, chunk);
+  return sourcesOf(staticClosure(chunksOf(name), 'index.mjs'));
 }
 
 /**
- * What a request that loads module `module` loads: its chunk, and the chunks that chunk imports on demand
- * (a scheduler module's SDK and scheduler code, imported when the Runner builds it).
+ * The chunk that holds source module `module` (a dynamic import target: its own chunk, or a chunk it shares
+ * with modules that other lazy chunks import).
+ */
+function chunkFor(name: string, module: string): OutputChunk {
+  const id = path.join(ROOT, module);
+  const chunks = [...chunksOf(name).values()];
+  const chunk = chunks.find((c) => c.facadeModuleId === id) ?? chunks.find((c) => c.moduleIds.includes(id));
+  if (chunk === undefined) throw new Error(`${name}: no chunk for ${module}`);
+  return chunk;
+}
+
+/** What importing the chunk built for `module` loads beyond what the handler's import already did. */
+function chunkLoads(name: string, module: string): string[] {
+  const chunks = chunksOf(name);
+  const loaded = new Set(staticClosure(chunks, 'index.mjs'));
+  return sourcesOf(staticClosure(chunks, chunkFor(name, module).fileName).filter((c) => !loaded.has(c)));
+}
+
+/**
+ * What a request that loads module `module` loads beyond the handler's import: its chunk, and the chunks
+ * that chunk imports on demand (a scheduler module's SDK and scheduler code, imported when the Runner builds
+ * it).
  */
 function requestLoads(name: string, module: string): string[] {
-  const metafile = metafileOf(name);
-  const chunk = Object.entries(metafile.outputs).find(([, o]) => o.entryPoint === module)?.[0];
-  if (chunk === undefined) throw new Error(`${name}: no chunk for ${module}`);
-  const dynamic = (metafile.outputs[chunk]?.imports ?? [])
-    .filter((i) => i.kind === 'dynamic-import' && !i.external)
-    .map((i) => i.path);
-  return [...new Set([chunk, ...dynamic].flatMap((output) => staticInputs(metafile, output)))];
+  const chunks = chunksOf(name);
+  const loaded = new Set(staticClosure(chunks, 'index.mjs'));
+  const chunk = chunkFor(name, module);
+  const reached = [chunk.fileName, ...chunk.dynamicImports].flatMap((file) => staticClosure(chunks, file));
+  return [...new Set(sourcesOf([...new Set(reached)].filter((c) => !loaded.has(c))))];
 }
 
 const matching = (inputs: string[], pattern: RegExp) => inputs.filter((i) => pattern.test(i));
@@ -91,7 +108,26 @@ const matching = (inputs: string[], pattern: RegExp) => inputs.filter((i) => pat
 /** The module of an SDK client class (`@aws-sdk/client-batch/dist-es/BatchClient.js`). */
 const SDK_CLIENT = /node_modules\/@aws-sdk\/client-[a-z-]+\/dist-es\/[A-Za-z]+Client\.js$/;
 
-describe('Lambda bundle contents (esbuild metafile, the stack bundling definition)', () => {
+describe('Lambda bundle contents (rolldown output, the stack bundling definition)', () => {
+  it("loads everything its import needs from one chunk (besides index.mjs and rolldown's runtime)", () => {
+    for (const fn of FUNCTIONS) {
+      const chunks = chunksOf(fn.name);
+      const loaded = staticClosure(chunks, 'index.mjs').map((c) => c.fileName);
+      const others = loaded.filter((f) => f !== 'index.mjs' && !/^chunks\/rolldown-runtime-/.test(f));
+      expect(others, fn.name).toEqual([expect.stringMatching(/^chunks\/initial-[\w-]+\.mjs$/)]);
+      // The lazy chunks import what they share with the handler from that chunk, not from copies.
+      const initial = chunks.get(others[0] ?? '');
+      const sharedIds = new Set(initial?.moduleIds);
+      for (const chunk of chunks.values()) {
+        if (chunk === initial) continue;
+        expect(
+          chunk.moduleIds.filter((id) => sharedIds.has(id)),
+          `${fn.name} ${chunk.fileName}`,
+        ).toEqual([]);
+      }
+    }
+  });
+
   it("reaches DynamoDB through the AWS SDK's DynamoDB client, marshalling with its util", () => {
     for (const name of ['List', 'Counts', 'Status', 'StateChange', 'Run']) {
       const loads = importLoads(name);

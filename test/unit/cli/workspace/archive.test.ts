@@ -10,11 +10,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { ESM_REQUIRE_BANNER } from '../../../../cdk/constructs/lambda-bundling.js';
 import { LARGEST_COUNT, packWorkspace } from '../../../../lib/cli/workspace/archive.js';
 import { WorkspaceError } from '../../../../lib/cli/workspace/errors.js';
 import type { PackProgress } from '../../../../lib/cli/workspace/progress.js';
 import { ARCHIVE_MTIME } from '../../../../lib/cli/workspace/tar-writer.js';
+import { ESM_REQUIRE_BANNER } from '../../../../scripts/cli-bundle-options.js';
 import { archiveNames, readArchive, type TreeNode, tempDir, treeDir, writeTree } from './tree.js';
 
 const TREE: Record<string, TreeNode> = {
