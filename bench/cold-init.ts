@@ -37,6 +37,15 @@ const BODY = {
  * state-change fixture reports. */
 const JOB_NAME = 'ctl-run-01hzx7k2-train';
 const APP = { scheduler: 'aws_batch', appId: `ml-gpu-queue:${JOB_NAME}` };
+/** The workspace the Workspaces probe offers: one the stub's bucket holds (a re-run of unchanged code). */
+export const WORKSPACE_OFFER = {
+  sha256: 'a'.repeat(64),
+  size: 1_048_576,
+  fileCount: 12,
+  scheduler: 'aws_batch',
+};
+/** The bucket the stub's `HeadObject` answers for. */
+const WORKSPACE_BUCKET = 'txs-bench-workspaces';
 
 /** The record the stub answers `GetItem` and `Query` with (owned by the probe's caller; the state-change
  * fixture moves it to RUNNING). */
@@ -75,6 +84,8 @@ export function firstEvent(name: string): unknown {
       return apiEvent({ method: 'GET', resource: '/v1/components' });
     case 'Dryrun':
       return apiEvent({ method: 'POST', resource: '/v1/dryrun', body: BODY });
+    case 'Workspaces':
+      return apiEvent({ method: 'POST', resource: '/v1/workspaces', body: WORKSPACE_OFFER });
     case 'Run':
       return apiEvent({ method: 'POST', resource: '/v1/apps', body: BODY });
     case 'List':
@@ -190,6 +201,8 @@ export interface ColdInitResult {
   kb: number;
   /** KB of bundle code the import and the first invocation loaded (dynamically imported chunks included). */
   loadedKb: number;
+  /** Files of the bundle the import and the first invocation loaded (each costs the module loader). */
+  loadedFiles: number;
   /** KB of every `.mjs` file the function deploys. */
   deployedKb: number;
   /** Median wall time of "import the bundle" over bare node (ms). */
@@ -236,7 +249,8 @@ interface MeasuredSet {
   bundles: BuiltBundle[];
   flags: string[];
   samples: Map<string, { import: ProcessSample[]; invoke: ProcessSample[] }>;
-  loaded: Map<string, number>;
+  /** Bytes and number of the bundle's files the import and the first invocation loaded. */
+  loaded: Map<string, { bytes: number; files: number }>;
   firstCalls: Map<string, Record<string, number>>;
   firstTraces: Map<string, Record<string, number>>;
 }
@@ -268,7 +282,7 @@ export async function coldInit(
       firstTraces: new Map(),
     });
   }
-  const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue');
+  const stub = await startAwsStub(stubRecord(), 'ml-gpu-queue', WORKSPACE_OFFER);
   const daemon = await startXrayDaemonStub();
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH,
@@ -285,6 +299,7 @@ export async function coldInit(
     TXS_TABLE_NAME: 'txs-apps',
     TXS_EVENT_BUS_NAME: 'txs-bench-bus',
     TXS_BATCH_QUEUES: 'ml-gpu-queue',
+    TXS_WORKSPACE_BUCKET: WORKSPACE_BUCKET,
     // Every invocation is sampled, with a loopback X-Ray daemon: the figures include tracing the SDK calls.
     _X_AMZN_TRACE_ID: SAMPLED_TRACE_HEADER,
     AWS_XRAY_DAEMON_ADDRESS: daemon.address,
@@ -318,10 +333,10 @@ export async function coldInit(
       set.firstTraces.set(b.name, traces);
       const dir = dirname(b.file);
       const files = new Set((sample.loadedFiles ?? []).filter((f) => f.startsWith(`${dir}/`)));
-      set.loaded.set(
-        b.name,
-        [...files].reduce((sum, f) => sum + statSync(f).size, 0),
-      );
+      set.loaded.set(b.name, {
+        bytes: [...files].reduce((sum, f) => sum + statSync(f).size, 0),
+        files: files.size,
+      });
     }
   };
   for (const set of measured) await takeInventory(set);
@@ -379,7 +394,8 @@ export async function coldInit(
         name: b.name,
         kind: b.kind,
         kb: round(b.importBytes / 1024),
-        loadedKb: round((set.loaded.get(b.name) ?? 0) / 1024),
+        loadedKb: round((set.loaded.get(b.name)?.bytes ?? 0) / 1024),
+        loadedFiles: set.loaded.get(b.name)?.files ?? 0,
         deployedKb: round(b.deployedBytes / 1024),
         importMs: round(median(s.import.map((x) => x.wallMs)) - bareNodeMs),
         initMs: round(median(s.invoke.map((x) => x.wallMs)) - bareNodeMs),

@@ -108,6 +108,7 @@ if (wanted('cold')) {
         'function',
         'KB import',
         'KB first call',
+        'files first call',
         'KB deployed',
         'import',
         'import + first call',
@@ -120,6 +121,7 @@ if (wanted('cold')) {
         b.name,
         b.kb,
         b.loadedKb,
+        b.loadedFiles,
         b.deployedKb,
         b.importMs,
         b.initMs,
@@ -170,6 +172,8 @@ if (wanted('cold')) {
         overMs: round(b.initMs - (floor?.initMs ?? 0)),
         overCpuMs: round(b.initCpuMs - (floor?.initCpuMs ?? 0)),
         floorKb: floor?.loadedKb ?? 0,
+        files: b.loadedFiles,
+        floorFiles: floor?.loadedFiles ?? 0,
       };
     });
     results.overSdkFloor = rows;
@@ -183,6 +187,7 @@ if (wanted('cold')) {
           'over the floor',
           'CPU over the floor',
           'KB of the floor',
+          "files / the floor's",
           `goal ≤ +${TARGETS.overSdkFloorMs}`,
         ],
         rows.map((r) => [
@@ -192,6 +197,7 @@ if (wanted('cold')) {
           r.overMs,
           r.overCpuMs,
           r.floorKb,
+          `${r.files} / ${r.floorFiles}`,
           r.overMs <= TARGETS.overSdkFloorMs ? 'met' : 'missed',
         ]),
       ),

@@ -2,12 +2,15 @@
  * A loopback AWS endpoint for the cold-init bench that answers every request a function's first invocation
  * sends with a valid response shape, so each route builds every client it needs and sends every request:
  * DynamoDB (JSON 1.0, `x-amz-target: DynamoDB_20120810.*`), Batch (REST-JSON, `POST /v1/<action>`),
- * SageMaker (`SageMaker.*`) and CloudWatch Logs (`Logs_20140328.*`). `GetItem` and `Query` return the one
- * seeded app record (in the store's own item format); everything else answers as an empty success.
+ * SageMaker (`SageMaker.*`), CloudWatch Logs (`Logs_20140328.*`) and S3 (`HEAD /<bucket>/<key>`: path style,
+ * as the SDK addresses an IP endpoint). `GetItem` and `Query` return the one seeded app record (in the
+ * store's own item format), `HeadObject` a fresh workspace archive of the seeded size and file count;
+ * everything else answers as an empty success.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { marshall } from '@aws-sdk/util-dynamodb';
+import { FILE_COUNT_METADATA } from '../../functions/workspaces/bucket.js';
 import type { AppRecord } from '../../lib/specs/index.js';
 import { appItem } from '../../lib/store/app-items.js';
 import { appPartitionKey } from '../../lib/store/keys.js';
@@ -130,8 +133,15 @@ function jsonTargetAnswer(
   return {};
 }
 
-/** Starts the stub on 127.0.0.1 (random port) holding `record` as the one app (on Batch queue `queue`). */
-export async function startAwsStub(record: AppRecord, queue: string): Promise<AwsStub> {
+/**
+ * Starts the stub on 127.0.0.1 (random port) holding `record` as the one app (on Batch queue `queue`), and
+ * `archive` as every workspace archive its bucket holds.
+ */
+export async function startAwsStub(
+  record: AppRecord,
+  queue: string,
+  archive: { size: number; fileCount: number },
+): Promise<AwsStub> {
   const calls = new Map<string, number>();
   const item = marshall(appItem(record, 1, 86_400), { removeUndefinedValues: true });
   const pk = appPartitionKey(record.handle);
@@ -142,6 +152,18 @@ export async function startAwsStub(record: AppRecord, queue: string): Promise<Aw
     req.on('end', () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const body = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+      if (req.method === 'HEAD') {
+        calls.set('S3.HeadObject', (calls.get('S3.HeadObject') ?? 0) + 1);
+        res.writeHead(200, {
+          'content-length': archive.size,
+          'last-modified': new Date().toUTCString(),
+          etag: '"bench"',
+          [`x-amz-meta-${FILE_COUNT_METADATA}`]: String(archive.fileCount),
+          'x-amz-request-id': 'bench',
+        });
+        res.end();
+        return;
+      }
       const target = req.headers['x-amz-target'];
       let answer: unknown;
       let name: string;

@@ -63,6 +63,12 @@ const SERVICES: Record<string, SdkService> = {
     operation: (action) => action,
     input: () => ({}),
   },
+  S3: {
+    package: '@aws-sdk/client-s3',
+    client: 'S3Client',
+    operation: (action) => action,
+    input: () => ({ Bucket: 'txs-bench-workspaces', Key: 'floor' }),
+  },
   AWSEvents: {
     package: '@aws-sdk/client-eventbridge',
     client: 'EventBridgeClient',

@@ -31,6 +31,7 @@ export interface LambdaBuildOptions {
     input: Record<string, string>;
     resolve: { mainFields: string[]; extensionAlias: Record<string, string[]> };
     transform: { target: string };
+    checks: { ineffectiveDynamicImport: boolean };
     logLevel: 'warn';
   };
   output: {
@@ -67,6 +68,9 @@ export const LAMBDA_BUNDLING: {
     // The SDK's ES modules (`module`), which tree-shake; `main` is its CommonJS build.
     resolve: { mainFields: ['module', 'main'], extensionAlias: { '.js': ['.ts', '.js'] } },
     transform: { target: 'node22' },
+    // A module one function always needs is imported statically by its handler and on demand by code the
+    // other functions share (the workspace bucket: the workspaces route, and runs that name a workspace).
+    checks: { ineffectiveDynamicImport: false },
     logLevel: 'warn',
   },
   output: {

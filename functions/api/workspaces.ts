@@ -8,7 +8,8 @@
 import { parseWorkspaceOffer } from '../../lib/specs/index.js';
 import { localModeHooks } from '../shared/container.js';
 import { apiHandler } from '../shared/middleware.js';
-import { checkWorkspaceTarget, requireBucket } from '../workspaces/resolve.js';
+import { requireWorkspaceBucket } from '../workspaces/bucket.js';
+import { checkWorkspaceTarget } from '../workspaces/resolve.js';
 
 export const handler = apiHandler({ operation: 'Workspaces', body: true }, async (req) => {
   const offer = parseWorkspaceOffer(req.body);
@@ -16,7 +17,7 @@ export const handler = apiHandler({ operation: 'Workspaces', body: true }, async
   if (offer.scheduler !== undefined) await checkWorkspaceTarget(offer.scheduler);
   const local = localModeHooks().workspaces;
   if (local === undefined) {
-    return { statusCode: 200, body: await (await requireBucket()).offer(req.owner, offer) };
+    return { statusCode: 200, body: await requireWorkspaceBucket().offer(req.owner, offer) };
   }
   const { sha256 } = offer;
   const stored = await local.holds(sha256);

@@ -1,9 +1,9 @@
 /**
  * The scheduler table: each known scheduler's name → its module, imported the first time a request names it
  * (as TorchX's `DEFAULT_SCHEDULER_MODULES`), except the deployment's default schedulers (aws_batch,
- * aws_sagemaker), which come with the table: each dynamic import is a bundle entry that splits the code it
- * shares with the handler into more chunks, and every file a cold start loads costs it (their SDK clients
- * stay imported on first submit). A module's `create` builds the scheduler from the clients and
+ * aws_sagemaker), which come with the table: every file a cold start loads costs it, and imported on demand
+ * they were two more files for the requests that name them (their SDK clients stay imported on first
+ * submit). A module's `create` builds the scheduler from the clients and
  * configuration it is given; the Planner (dry runs, scheduler descriptions) and the Runner of this process
  * are built over the table once per cold start.
  */

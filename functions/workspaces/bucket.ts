@@ -5,8 +5,8 @@
  * straight to S3 through presigned PUT URLs whose signature covers the length and the SHA-256 checksum
  * header: S3 refuses any other bytes, so a stored object is always the archive its key names.
  *
- * Loaded only by a request that names a workspace (the S3 client and presigner are not part of any other
- * cold start).
+ * The workspaces route uses it on every call; runs and dry runs load it only for a request that names a
+ * workspace (the S3 client and presigner are not part of their cold starts).
  *
  * @module
  */
@@ -235,12 +235,28 @@ onForget(() => {
 });
 
 /**
- * The stack's workspace bucket, its client created on first use; undefined when the function has none
- * (`TXS_WORKSPACE_BUCKET` unset).
+ * The function's workspace bucket, its client created on first use; undefined when the function has none
+ * (`TXS_WORKSPACE_BUCKET` unset: the stack's functions without one, or a local server without one).
  */
 export function workspaceBucket(): WorkspaceBucket | undefined {
   const { workspaceBucket: bucket, workspaceDays } = config();
   if (bucket === undefined) return undefined;
   built ??= new WorkspaceBucket(created(new S3Client({})), bucket, workspaceDays);
   return built;
+}
+
+/**
+ * The stack's workspace bucket.
+ *
+ * @throws ValidationError naming `workspace` when this deployment keeps no workspaces.
+ */
+export function requireWorkspaceBucket(): WorkspaceBucket {
+  const bucket = workspaceBucket();
+  if (bucket === undefined) {
+    throw ValidationError.forField(
+      'workspace',
+      'this deployment has no workspace bucket (the stack creates one with the aws_batch or aws_sagemaker scheduler); run without one (txs run --workspace "")',
+    );
+  }
+  return bucket;
 }

@@ -34,7 +34,7 @@ export async function withWorkspace(
   if (ref === undefined) return {};
   const source = archiveSource(request.scheduler);
   const archives = localModeHooks().workspaces;
-  if (archives === undefined) return { workspace: await (await requireBucket()).resolve(owner, ref.sha256) };
+  if (archives === undefined) return { workspace: await (await stackBucket()).resolve(owner, ref.sha256) };
   // The local server: its stored archive, marked as used (local_cwd makes the run's copy as the app starts).
   if (source === 'server') return { workspace: archives.resolve(ref.sha256) };
   const bucket = await requireLocalBucket(request.scheduler);
@@ -58,7 +58,7 @@ export async function dryrunWorkspace(
   if (ref === undefined) return undefined;
   const source = archiveSource(request.scheduler);
   const archives = localModeHooks().workspaces;
-  if (archives === undefined) return (await requireBucket()).describe(owner, ref.sha256);
+  if (archives === undefined) return (await stackBucket()).describe(owner, ref.sha256);
   const local = archives.describe(ref.sha256);
   if (source === 'server') return local;
   return { ...local, archive: (await requireLocalBucket(request.scheduler)).uri(owner, ref.sha256) };
@@ -86,22 +86,9 @@ function archiveSource(scheduler: string): 'server' | 's3' {
   return source;
 }
 
-/** The workspace bucket configured (its module loaded only now), or a refusal naming `workspace` with `why`. */
-async function bucketOr(why: string): Promise<WorkspaceBucket> {
-  const bucket = (await import('./bucket.js')).workspaceBucket();
-  if (bucket === undefined) throw ValidationError.forField('workspace', why);
-  return bucket;
-}
-
-/**
- * The stack's workspace bucket.
- *
- * @throws ValidationError naming `workspace` when this server keeps no workspaces.
- */
-export function requireBucket(): Promise<WorkspaceBucket> {
-  return bucketOr(
-    'this deployment has no workspace bucket (the stack creates one with the aws_batch or aws_sagemaker scheduler); run without one (txs run --workspace "")',
-  );
+/** The stack's workspace bucket (its module, with the S3 client, loaded only now). */
+async function stackBucket(): Promise<WorkspaceBucket> {
+  return (await import('./bucket.js')).requireWorkspaceBucket();
 }
 
 /**
@@ -109,8 +96,11 @@ export function requireBucket(): Promise<WorkspaceBucket> {
  *
  * @throws ValidationError naming `workspace`, with the fix, when the server has none.
  */
-function requireLocalBucket(scheduler: string): Promise<WorkspaceBucket> {
-  return bucketOr(
+async function requireLocalBucket(scheduler: string): Promise<WorkspaceBucket> {
+  const bucket = (await import('./bucket.js')).workspaceBucket();
+  if (bucket !== undefined) return bucket;
+  throw ValidationError.forField(
+    'workspace',
     `${scheduler} jobs fetch their workspace from S3, and this local server has no workspace bucket: restart it with ${ENV.workspaceBucket} set to an S3 bucket your AWS credentials can write and the job's role can read (docs/workspaces.md#from-the-local-server-to-s3), or run without a workspace (txs run --workspace "")`,
   );
 }

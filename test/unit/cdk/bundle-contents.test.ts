@@ -226,13 +226,17 @@ describe('Lambda bundle contents (rolldown output, the stack bundling definition
     }
   });
 
-  it('loads the S3 client and the presigner only for a request that names a workspace', () => {
-    for (const name of ['Run', 'Dryrun', 'Workspaces']) {
+  it('loads the S3 client and the presigner with the workspaces route, and for a run only when it names a workspace', () => {
+    for (const name of ['Run', 'Dryrun']) {
       expect(matching(importLoads(name), /S3Client\.js$|s3-request-presigner/), name).toEqual([]);
       const s3 = chunkLoads(name, 'functions/workspaces/bucket.ts');
       expect(matching(s3, /S3Client\.js$/), name).toHaveLength(1);
       expect(matching(s3, /node_modules\/@aws-sdk\/s3-request-presigner\//).length, name).toBeGreaterThan(0);
     }
+    // Every deployed call of the workspaces route asks the bucket: its client comes with the handler.
+    const workspaces = importLoads('Workspaces');
+    expect(matching(workspaces, /S3Client\.js$/)).toHaveLength(1);
+    expect(workspaces).toContain('functions/workspaces/bucket.ts');
   });
 
   it('loads the regex engine only for a filtered log read', () => {
