@@ -36,7 +36,10 @@ export interface BuiltBundle extends FunctionEntry {
   importBytes: number;
   /** Bytes of every `.mjs` file of the function (what it deploys, source maps excluded). */
   deployedBytes: number;
-  /** Largest inputs by bytes of what the import loads (package or source folder); empty for a read bundle. */
+  /**
+   * Largest inputs of what the import loads (package or source folder), by their bytes in the bundle before
+   * minifying (rolldown minifies the chunk as a whole); empty for a read bundle.
+   */
   top: { input: string; bytes: number }[];
 }
 

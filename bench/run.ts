@@ -85,7 +85,7 @@ if (wanted('sizes')) {
         'deployed (all chunks)',
         'one file, no splitting',
         'SDK external',
-        'largest inputs of the import (KB)',
+        'largest inputs of the import (KB before minifying)',
       ],
       rows.map((r) => [r.name, r.kb, r.deployedKb, r.singleFileKb, r.sdkExternalKb, r.top]),
     ),

@@ -39,6 +39,7 @@ export interface LambdaBuildOptions {
     format: 'esm';
     minify: boolean;
     sourcemap: boolean;
+    sourcemapExcludeSources: boolean;
     entryFileNames: string;
     chunkFileNames: string;
     codeSplitting: { groups: { name: string; tags: '$initial'[] }[] };
@@ -54,8 +55,8 @@ export const INITIAL_CHUNK_GROUP = 'initial';
 /**
  * The rolldown options every function is bundled with, apart from its entry point and output directory (see
  * {@link lambdaBuildOptions}): ESM for Node 22, minified, the modules the import needs in one chunk and the
- * ones loaded on demand in others, source maps beside the code (for offline decoding; not enabled at run
- * time), and every dependency bundled, the AWS SDK included: the versions package-lock.json pins, not
+ * ones loaded on demand in others, source maps without sources beside the code (for offline decoding; not
+ * enabled at run time), and every dependency bundled, the AWS SDK included: the versions package-lock.json pins, not
  * whatever the runtime ships. A CommonJS dependency's `require()` of a Node built-in gets rolldown's
  * `createRequire` shim. Plain data, so that a child process can be handed them (see {@link bundleFunction}).
  */
@@ -77,6 +78,7 @@ export const LAMBDA_BUNDLING: {
     format: 'esm',
     minify: true,
     sourcemap: true,
+    sourcemapExcludeSources: true,
     entryFileNames: '[name].mjs',
     chunkFileNames: 'chunks/[name]-[hash].mjs',
     codeSplitting: { groups: [{ name: INITIAL_CHUNK_GROUP, tags: ['$initial'] }] },
