@@ -1,8 +1,8 @@
 /**
  * Where each function's code comes from. An installed package carries one prebuilt bundle per function under
- * `dist/lambda/<name>/` (`npm run build`), so a consumer's synth needs no esbuild, no sources and no
+ * `dist/lambda/<name>/` (`npm run build`), so a consumer's synth needs no bundler, no sources and no
  * lockfile; a clone of the repository has no `lambda/` next to `cdk/` and bundles the handler sources with
- * esbuild at synth time, so that what deploys is always the code in the working tree.
+ * rolldown at synth time, so that what deploys is always the code in the working tree.
  *
  * @module
  */

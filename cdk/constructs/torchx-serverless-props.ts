@@ -167,7 +167,7 @@ export interface TorchxServerlessProps extends SecurityProps {
   readonly dashboard?: boolean | DashboardOptions;
   /**
    * Repository root holding `functions/`, `lib/`, `package-lock.json` and `node_modules` (the handler sources
-   * esbuild bundles at synth time). Set it to deploy handlers from a clone instead of the prebuilt bundles.
+   * rolldown bundles at synth time). Set it to deploy handlers from a clone instead of the prebuilt bundles.
    * @default - the prebuilt bundles of the installed package (`dist/lambda/<name>`); in a clone of the
    * repository, its sources
    */

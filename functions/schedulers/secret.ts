@@ -1,7 +1,6 @@
 /**
  * Reads one Secrets Manager secret (`GetSecretValue`) with a SigV4-signed `fetch`, credentials from the
- * function's role (the SDK's default chain, which the function bundles alias to the environment's credentials:
- * cdk/constructs/lambda-bundling.ts). The project has no Secrets Manager SDK client; this one call does not
+ * function's role (the SDK's default chain, which finds them in the function's environment). The project has no Secrets Manager SDK client; this one call does not
  * justify one.
  */
 import { Sha256 } from '@aws-crypto/sha256-js';

@@ -98,8 +98,8 @@ export function eksExecTokenProvider(
     );
   }
   const profile = env.AWS_PROFILE;
-  // The SDK's default chain (what `fromNodeProviderChain` wraps), imported from its own package: the
-  // function bundles alias it to the environment's credentials (cdk/constructs/lambda-bundling.ts).
+  // The SDK's default chain (what `fromNodeProviderChain` wraps), imported from its own package: in a
+  // function, the environment's credentials (its role's) come first.
   const credentials = options.awsCredentials ?? defaultProvider(profile ? { profile } : {});
   return () => eksToken({ clusterName, region, credentials });
 }
