@@ -5,27 +5,45 @@
 import { readFileSync } from 'node:fs';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
-import { readSecretBytes } from './secret.js';
 import type { SlurmAuthSetting, SlurmSettings } from './settings.js';
 import type { SchedulerDeps } from './table.js';
 
-/** The slurmrestd client's authentication: a token, or the cluster's JWT key (a secret's is read on first use). */
-export function slurmAuth(setting: SlurmAuthSetting): SlurmAuth {
+/**
+ * The slurmrestd client's authentication: a token, or the cluster's JWT key. A key in Secrets Manager is read
+ * by the first call that needs a token (once per cold start), with a client registered by `created`.
+ */
+export function slurmAuth(
+  setting: SlurmAuthSetting,
+  created: SchedulerDeps['created'] = (client) => client,
+): SlurmAuth {
   if ('token' in setting) return { token: setting.token };
   if ('jwtKeyFile' in setting) return { jwtKey: readFileSync(setting.jwtKeyFile) };
   if ('jwtKeyBase64' in setting) return { jwtKey: Buffer.from(setting.jwtKeyBase64, 'base64') };
   const arn = setting.jwtKeySecretArn;
-  // read on the first call that needs a token (once per cold start)
-  return { jwtKey: () => readSecretBytes(arn) };
+  return {
+    jwtKey: async () => {
+      const { readSecretBytes, secretsClient } = await import('./secret.js');
+      return readSecretBytes(arn, created(secretsClient(arn)));
+    },
+  };
 }
 
 /** The slurm scheduler's construction options from its settings. */
-function slurmOptions(settings: SlurmSettings): ConstructorParameters<typeof SlurmScheduler>[1] {
+function slurmOptions(
+  settings: SlurmSettings,
+  created: SchedulerDeps['created'],
+): ConstructorParameters<typeof SlurmScheduler>[1] {
   const { rest, workDir, logRoot } = settings;
   return {
     gpusPerNode: settings.gpusPerNode,
     ...(rest
-      ? { client: new SlurmRestClient({ url: rest.url, user: rest.user, auth: slurmAuth(rest.auth) }) }
+      ? {
+          client: new SlurmRestClient({
+            url: rest.url,
+            user: rest.user,
+            auth: slurmAuth(rest.auth, created),
+          }),
+        }
       : {}),
     ...(workDir === undefined ? {} : { workDir }),
     ...(logRoot === undefined ? {} : { logRoot }),
@@ -34,5 +52,5 @@ function slurmOptions(settings: SlurmSettings): ConstructorParameters<typeof Slu
 
 /** The slurm factory. */
 export function create(deps: SchedulerDeps): SchedulerFactory {
-  return (ctx) => new SlurmScheduler(ctx, slurmOptions(deps.config.slurm));
+  return (ctx) => new SlurmScheduler(ctx, slurmOptions(deps.config.slurm, deps.created));
 }

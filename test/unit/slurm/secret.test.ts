@@ -1,40 +1,45 @@
-/** The deployed functions' read of the Slurm JWT key from Secrets Manager (a SigV4-signed GetSecretValue). */
-import { describe, expect, it } from 'vitest';
-import { readSecretBytes, secretRegion } from '../../../functions/schedulers/secret.js';
+/** The deployed functions' read of the Slurm JWT key from Secrets Manager (GetSecretValue, the SDK's client). */
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, describe, expect, it } from 'vitest';
+import 'aws-sdk-client-mock-vitest/extend';
+import { readSecretBytes, secretRegion, secretsClient } from '../../../functions/schedulers/secret.js';
 import { slurmAuth } from '../../../functions/schedulers/slurm.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:slurm-jwt-AbCdEf';
-const credentials = async () => ({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' });
+const secrets = mockClient(SecretsManagerClient);
 
-function fakeSecretsManager(status: number, body: unknown) {
-  const calls: { url: string; init: RequestInit }[] = [];
-  const fetchImpl = (async (url: string, init: RequestInit) => {
-    calls.push({ url, init });
-    return new Response(JSON.stringify(body), { status });
-  }) as typeof fetch;
-  return { fetchImpl, calls };
-}
+afterEach(() => {
+  secrets.reset();
+});
 
 describe('readSecretBytes', () => {
-  it('calls GetSecretValue in the secret’s region, signed, and decodes a base64 SecretString', async () => {
+  it('asks GetSecretValue for the secret, in its own region, and decodes a base64 SecretString', async () => {
     const key = Buffer.alloc(32, 5);
-    const { fetchImpl, calls } = fakeSecretsManager(200, { SecretString: `${key.toString('base64')}\n` });
-    expect(await readSecretBytes(ARN, fetchImpl, credentials)).toEqual(key);
-    expect(calls[0]?.url).toBe('https://secretsmanager.eu-west-1.amazonaws.com/');
-    const headers = calls[0]?.init.headers as Record<string, string>;
-    expect(headers['x-amz-target']).toBe('secretsmanager.GetSecretValue');
-    expect(headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/secretsmanager\/aws4_request/,
-    );
-    expect(JSON.parse(String(calls[0]?.init.body))).toEqual({ SecretId: ARN });
+    secrets
+      .on(GetSecretValueCommand, { SecretId: ARN })
+      .resolves({ SecretString: `${key.toString('base64')}\n` });
+    const client = secretsClient(ARN);
+    expect(await client.config.region()).toBe('eu-west-1');
+    expect(await readSecretBytes(ARN, client)).toEqual(key);
+    expect(secrets).toHaveReceivedCommandExactlyOnceWith(GetSecretValueCommand, { SecretId: ARN });
   });
 
-  it('decodes SecretBinary and reports a refusal with the ARN', async () => {
-    const binary = fakeSecretsManager(200, { SecretBinary: Buffer.from('abc').toString('base64') });
-    expect((await readSecretBytes(ARN, binary.fetchImpl, credentials)).toString()).toBe('abc');
-    const denied = fakeSecretsManager(400, { __type: 'AccessDeniedException', message: 'not authorized' });
-    await expect(readSecretBytes(ARN, denied.fetchImpl, credentials)).rejects.toThrow(
-      /slurm-jwt-AbCdEf.*not authorized/,
+  it('returns SecretBinary as it is and reports a failure with the secret and the reason', async () => {
+    secrets.on(GetSecretValueCommand).resolvesOnce({ SecretBinary: Buffer.from('abc') });
+    expect((await readSecretBytes(ARN, secretsClient(ARN))).toString()).toBe('abc');
+    secrets.on(GetSecretValueCommand).rejects(
+      new ResourceNotFoundException({
+        message: "Secrets Manager can't find the specified secret.",
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    await expect(readSecretBytes(ARN, secretsClient(ARN))).rejects.toThrow(
+      /GetSecretValue on .*slurm-jwt-AbCdEf failed: ResourceNotFoundException: Secrets Manager can't find/,
     );
     expect(() => secretRegion('nope')).toThrow(/not a Secrets Manager secret ARN/);
   });
@@ -48,5 +53,19 @@ describe('slurmAuth', () => {
     });
     const fromSecret = slurmAuth({ jwtKeySecretArn: ARN });
     expect(typeof (fromSecret as { jwtKey: unknown }).jwtKey).toBe('function');
+    expect(secrets.calls()).toHaveLength(0);
+  });
+
+  it('reads the secret through a client it registers, when the key is first loaded', async () => {
+    const key = Buffer.alloc(32, 7);
+    secrets.on(GetSecretValueCommand, { SecretId: ARN }).resolves({ SecretString: key.toString('base64') });
+    const registered: unknown[] = [];
+    const auth = slurmAuth({ jwtKeySecretArn: ARN }, (client) => {
+      registered.push(client);
+      return client;
+    }) as { jwtKey: () => Promise<Buffer> };
+    expect(await auth.jwtKey()).toEqual(key);
+    expect(registered).toHaveLength(1);
+    expect(registered[0]).toBeInstanceOf(SecretsManagerClient);
   });
 });
