@@ -7,9 +7,9 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type OutputChunk, rolldown } from 'rolldown';
+import type { OutputChunk } from 'rolldown';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { lambdaBuildOptions } from '../../../cdk/constructs/lambda-bundling.js';
+import { bundleOne, staticClosure } from '../../../bench/bundling.js';
 import { FUNCTIONS } from '../../../functions/routes.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -21,20 +21,7 @@ let bundles: Map<string, Map<string, OutputChunk>>;
 beforeAll(async () => {
   bundles = new Map();
   for (const fn of FUNCTIONS) {
-    const { input, output } = lambdaBuildOptions(
-      ROOT,
-      fn.entry,
-      path.join(ROOT, 'cdk.out', 'bundle-contents', fn.name),
-    );
-    const bundle = await rolldown(input);
-    const generated = await bundle.generate(output);
-    await bundle.close();
-    bundles.set(
-      fn.name,
-      new Map(
-        generated.output.filter((o): o is OutputChunk => o.type === 'chunk').map((c) => [c.fileName, c]),
-      ),
-    );
+    bundles.set(fn.name, await bundleOne(fn.entry, path.join(ROOT, 'cdk.out', 'bundle-contents', fn.name)));
   }
 }, BUILD_TIMEOUT_MS);
 
@@ -42,19 +29,6 @@ function chunksOf(name: string): Map<string, OutputChunk> {
   const chunks = bundles.get(name);
   if (chunks === undefined) throw new Error(`no bundle ${name}`);
   return chunks;
-}
-
-/** The chunks reachable by static imports from `file`. */
-function staticClosure(chunks: Map<string, OutputChunk>, file: string): OutputChunk[] {
-  const seen = new Map<string, OutputChunk>();
-  const stack = [file];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const chunk = chunks.get(next);
-    if (chunk === undefined || seen.has(next)) continue;
-    seen.set(next, chunk);
-    stack.push(...chunk.imports);
-  }
-  return [...seen.values()];
 }
 
 /** The source modules (relative to the repository) of `chunks` that left code in them. */
