@@ -9,9 +9,9 @@
  *
  * Why rolldown and not esbuild: a cold start pays for each file it loads, and esbuild's code splitting cuts
  * the code the handler shares with its lazy imports into one chunk per set of importers (a run loaded 31
- * files for its import alone). Rolldown can put everything the import needs into one chunk
- * (the {@link INITIAL_CHUNK_GROUP} group), which the lazy chunks then import from; a lazy import no longer costs the
- * handler's import a file.
+ * files for its import alone). Rolldown can put everything the import needs into one chunk (the
+ * {@link INITIAL_CHUNK_GROUP} group), which the lazy chunks then import from: a lazy import no longer costs
+ * the handler's import a file.
  *
  * @module
  */
@@ -47,8 +47,8 @@ export interface LambdaBuildOptions {
 }
 
 /**
- * The chunk group holding every module the handler's import loads: rolldown's built-in `$initial` tag marks
- * the modules reachable from the entry by static imports.
+ * The name of the chunk group that holds every module the handler's import loads (rolldown's built-in
+ * `$initial` tag marks the modules reachable from the entry by static imports).
  */
 export const INITIAL_CHUNK_GROUP = 'initial';
 
@@ -56,8 +56,8 @@ export const INITIAL_CHUNK_GROUP = 'initial';
  * The rolldown options every function is bundled with, apart from its entry point and output directory (see
  * {@link lambdaBuildOptions}): ESM for Node 22, minified, the modules the import needs in one chunk and the
  * ones loaded on demand in others, source maps without sources beside the code (for offline decoding; not
- * enabled at run time), and every dependency bundled, the AWS SDK included: the versions package-lock.json pins, not
- * whatever the runtime ships. A CommonJS dependency's `require()` of a Node built-in gets rolldown's
+ * enabled at run time), and every dependency bundled, the AWS SDK included: the versions package-lock.json
+ * pins, not whatever the runtime ships. A CommonJS dependency's `require()` of a Node built-in gets rolldown's
  * `createRequire` shim. Plain data, so that a child process can be handed them (see {@link bundleFunction}).
  */
 export const LAMBDA_BUNDLING: {
