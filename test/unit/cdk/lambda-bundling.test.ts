@@ -35,7 +35,9 @@ describe('bundleFunction', () => {
     const project = tempDir();
     const out = path.join(project, 'out');
     expect(() => bundleFunction(project, 'functions/api/openapi.ts', out)).toThrow(BundlingError);
-    expect(() => bundleFunction(project, 'functions/api/openapi.ts', out)).toThrow(/no rolldown in .*npm ci/s);
+    expect(() => bundleFunction(project, 'functions/api/openapi.ts', out)).toThrow(
+      /no rolldown in .*npm ci/s,
+    );
     expect(existsSync(out)).toBe(false);
   });
 
