@@ -1,6 +1,6 @@
 /**
  * The DynamoDB implementation of the runner's {@link AppRecordStore}, composed of three parts over one
- * {@link StoreContext}: {@link AppRecords} (create, get, transition, markCancelRequested),
+ * {@link StoreContext}: {@link AppRecordItems} (create, get, transition, markCancelRequested),
  * {@link AppQueries} (list, countByState, listActive, findByNativeName) and {@link IdempotencyKeys} (reservations).
  * Every write is conditional; lists are Queries on global secondary indexes and nothing scans the table.
  *
@@ -21,7 +21,7 @@ import { defaultDynamoDbClient, type StoreContext } from './context.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { ItemClient } from './item-client.js';
 import { AppQueries } from './queries.js';
-import { AppRecords } from './records.js';
+import { AppRecordItems } from './records.js';
 import { requireText, throwIfIssues } from './validation.js';
 
 export { type ConditionParts, forwardTransitionCondition } from './records.js';
@@ -72,7 +72,7 @@ export interface DynamoAppRecordStoreOptions {
  */
 export class DynamoAppRecordStore implements AppRecordStore {
   readonly tableName: string;
-  private readonly records: AppRecords;
+  private readonly records: AppRecordItems;
   private readonly queries: AppQueries;
   private readonly idempotency: IdempotencyKeys;
 
@@ -102,27 +102,27 @@ export class DynamoAppRecordStore implements AppRecordStore {
       now: options.now ?? Date.now,
       maxTransitionAttempts,
     };
-    this.records = new AppRecords(context);
+    this.records = new AppRecordItems(context);
     this.queries = new AppQueries(context, this.records);
     this.idempotency = new IdempotencyKeys(context);
   }
 
-  /** {@inheritDoc AppRecords.create} */
+  /** {@inheritDoc AppRecordItems.create} */
   create(input: NewAppRecord): Promise<{ record: AppRecord; created: boolean }> {
     return this.records.create(input);
   }
 
-  /** {@inheritDoc AppRecords.get} */
+  /** {@inheritDoc AppRecordItems.get} */
   get(handle: AppHandle): Promise<AppRecord | undefined> {
     return this.records.get(handle);
   }
 
-  /** {@inheritDoc AppRecords.expiresAtOf} */
+  /** {@inheritDoc AppRecordItems.expiresAtOf} */
   expiresAtOf(record: AppRecord): number | undefined {
     return this.records.expiresAtOf(record);
   }
 
-  /** {@inheritDoc AppRecords.transition} */
+  /** {@inheritDoc AppRecordItems.transition} */
   transition(
     handle: AppHandle,
     transition: AppStateTransition,
@@ -131,7 +131,7 @@ export class DynamoAppRecordStore implements AppRecordStore {
     return this.records.transition(handle, transition, current);
   }
 
-  /** {@inheritDoc AppRecords.markCancelRequested} */
+  /** {@inheritDoc AppRecordItems.markCancelRequested} */
   markCancelRequested(handle: AppHandle, at: number): Promise<void> {
     return this.records.markCancelRequested(handle, at);
   }

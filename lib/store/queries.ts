@@ -26,7 +26,7 @@ import {
   handleOfCreatedKey,
   nativeKeyOf,
 } from './keys.js';
-import type { AppRecords } from './records.js';
+import type { AppRecordItems } from './records.js';
 import { TABLE_ATTRIBUTES as A, ALL_APPS_KEY, TABLE_INDEXES } from './table.js';
 import { pageSize, requireText, requireTime, throwIfIssues } from './validation.js';
 
@@ -39,7 +39,7 @@ const FILTERED_QUERY_BATCH = 200;
 export class AppQueries {
   constructor(
     private readonly context: StoreContext,
-    private readonly records: AppRecords,
+    private readonly records: AppRecordItems,
   ) {}
 
   /**

@@ -96,8 +96,11 @@ export function forwardTransitionCondition(
 /** The wait before deciding a transition again after a concurrent writer won: under 25 ms, growing. */
 const CONFLICT_BACKOFF = { baseMs: 1, capMs: 25 } as const;
 
-/** The record half of the store: create, get, transition, markCancelRequested. */
-export class AppRecords {
+/**
+ * The app records' items in the table: create, get, transition, markCancelRequested (the runner's
+ * `AppRecords` reads and guards records through the store; this class writes their DynamoDB items).
+ */
+export class AppRecordItems {
   /** Raw items behind records this store returned, so a transition can start from a record just read. */
   private readonly itemsOfRecords = new WeakMap<AppRecord, Item>();
 
