@@ -51,7 +51,7 @@ export async function stateChangeIngestion(env: FunctionsEnvironment, apps = 500
     for (let i = 0; i < apps; i++) {
       const jobName = `ingest-c${concurrency}-${i}`;
       const appId = `ml-gpu-queue:${jobName}`;
-      await store.create({
+      await store.records.create({
         handle: makeAppHandle('aws_batch', 'torchx', appId),
         scheduler: 'aws_batch',
         session: 'torchx',

@@ -49,7 +49,7 @@ export async function listScaling(
   sizes = [1_000, 10_000, 100_000],
 ): Promise<ListRow[]> {
   const store = env.container.store();
-  const template = await store.create({
+  const template = await store.records.create({
     handle: makeAppHandle('aws_batch', 'torchx', 'ml-gpu-queue:list-template'),
     scheduler: 'aws_batch',
     session: 'torchx',

@@ -33,7 +33,7 @@ const server = await startLocalServer({
 });
 const appIds = Array.from({ length: count }, (_, i) => `ml-gpu-queue:bench-${i}`);
 const seed = async (i: number, appId: string) => {
-  await store().create({
+  await store().records.create({
     handle: makeAppHandle('aws_batch', 'torchx', appId),
     scheduler: 'aws_batch',
     session: 'torchx',

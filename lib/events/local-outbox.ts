@@ -7,7 +7,13 @@
  *
  * @module
  */
-import type { AppRecordStore, AppStateChangePublisher, TransitionOutcome } from '../runner/index.js';
+import {
+  type AppRecordStore,
+  type AppStateChangePublisher,
+  type RecordStore,
+  type TransitionOutcome,
+  withRecords,
+} from '../runner/index.js';
 import { type AppHandle, type AppRecord, type AppStateTransition, retry } from '../specs/index.js';
 import { changeEventOf, PUBLISH_BACKOFF } from './outbox.js';
 
@@ -51,13 +57,14 @@ export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptio
       options.onGiveUp?.(error);
     }
   };
-  const wrapper: OutboxStore = Object.create(store) as OutboxStore;
-  wrapper.transition = async (
+  const inner = store.records;
+  const records = Object.create(inner) as RecordStore;
+  records.transition = async (
     handle: AppHandle,
     transition: AppStateTransition,
     current?: AppRecord,
   ): Promise<TransitionOutcome> => {
-    const outcome = await store.transition(handle, transition, current);
+    const outcome = await inner.transition(handle, transition, current);
     if (outcome.applied) {
       const previous = { state: outcome.previous, stateReason: outcome.previousStateReason };
       const event = changeEventOf(previous, outcome.record, outcome.version);
@@ -65,6 +72,5 @@ export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptio
     }
     return outcome;
   };
-  wrapper.drain = () => queue;
-  return wrapper;
+  return { ...withRecords(store, records), drain: () => queue };
 }

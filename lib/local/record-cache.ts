@@ -20,7 +20,7 @@
  *
  * @module
  */
-import type { AppRecordStore } from '../runner/index.js';
+import { type AppRecordStore, type RecordStore, withRecords } from '../runner/index.js';
 import type { AppHandle, AppRecord } from '../specs/index.js';
 import { appPartitionKey, TABLE_ATTRIBUTES } from '../store/index.js';
 import type { DynamoDbWrite, WriteObserver } from './embedded-dynamodb.js';
@@ -109,9 +109,9 @@ export class RecordCache {
    * gives the TTL of a record `store.get` returned (the DynamoDB store's `expiresAtOf`).
    */
   wrap(store: AppRecordStore, expiresAtOf: (record: AppRecord) => number | undefined): AppRecordStore {
-    const cached = Object.create(store) as AppRecordStore;
-    cached.get = (handle) => this.get(handle, store, expiresAtOf);
-    return cached;
+    const records = Object.create(store.records) as RecordStore;
+    records.get = (handle) => this.get(handle, store.records, expiresAtOf);
+    return withRecords(store, records);
   }
 
   /** Counters and size. */
@@ -121,7 +121,7 @@ export class RecordCache {
 
   private async get(
     handle: AppHandle,
-    store: AppRecordStore,
+    records: Pick<RecordStore, 'get'>,
     expiresAtOf: (record: AppRecord) => number | undefined,
   ): Promise<AppRecord | undefined> {
     const pk = appPartitionKey(handle);
@@ -138,7 +138,7 @@ export class RecordCache {
     }
     this.counts.misses++;
     const epoch = this.epoch;
-    const record = await store.get(handle);
+    const record = await records.get(handle);
     if (record === undefined) return undefined;
     if (this.writesUnderWay > 0 || this.epoch !== epoch) {
       this.counts.notKept++;

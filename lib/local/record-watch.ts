@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { AppRecordStore, RecordChanges } from '../runner/index.js';
+import { type AppRecordStore, type RecordChanges, type RecordStore, withRecords } from '../runner/index.js';
 import type { AppHandle } from '../specs/index.js';
 
 /**
@@ -72,7 +72,8 @@ export class RecordWatch implements RecordChanges {
 
   /** `store` whose writes wake this watch's waiters once they have committed (or failed). */
   wrap(store: AppRecordStore): AppRecordStore {
-    const watched = Object.create(store) as AppRecordStore;
+    const inner = store.records;
+    const records = Object.create(inner) as RecordStore;
     const after = async <T>(handle: AppHandle, write: Promise<T>): Promise<T> => {
       try {
         return await write;
@@ -80,10 +81,10 @@ export class RecordWatch implements RecordChanges {
         this.changed(handle);
       }
     };
-    watched.create = (record) => after(record.handle, store.create(record));
-    watched.transition = (handle, transition, current) =>
-      after(handle, store.transition(handle, transition, current));
-    watched.markCancelRequested = (handle, at) => after(handle, store.markCancelRequested(handle, at));
-    return watched;
+    records.create = (record) => after(record.handle, inner.create(record));
+    records.transition = (handle, transition, current) =>
+      after(handle, inner.transition(handle, transition, current));
+    records.markCancelRequested = (handle, at) => after(handle, inner.markCancelRequested(handle, at));
+    return withRecords(store, records);
   }
 }

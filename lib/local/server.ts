@@ -216,8 +216,8 @@ async function serve(
     // The user's own machine: host access stays allowed unless configured otherwise (docs/security.md).
     defaultHostAccess: { privileged: true, hostPathPrefixes: 'any', devices: 'any' },
     ...(db ? { dynamoDbRequestHandler: db.requestHandler } : {}),
-    wrapRecordStore: (runnerStore, records) =>
-      watch.wrap(cache ? cache.wrap(runnerStore, (r) => records.expiresAtOf(r)) : runnerStore),
+    wrapRecordStore: (runnerStore, dynamo) =>
+      watch.wrap(cache ? cache.wrap(runnerStore, (r) => dynamo.records.expiresAtOf(r)) : runnerStore),
     recordChanges: watch,
     workspaces,
     emitEvent: (event) => bus.emit(event),
@@ -251,7 +251,7 @@ async function serve(
   // Unused workspace archives go once the records are recovered (never one a live app names).
   undo.push(
     workspaces.startSweeping(
-      () => archivesInUse(runnerStore(), enabled),
+      () => archivesInUse(runnerStore().queries, enabled),
       (error) => console.error('workspace sweep:', error),
     ),
   );
@@ -296,7 +296,7 @@ async function serve(
     followed: FOLLOWED_SCHEDULERS.filter((name) => enabled.includes(name)),
     follow: async (scheduler) =>
       // No live app on this scheduler: nothing to describe, and its SDK module need not even load.
-      (await runnerStore().listActive(scheduler, 1)).records.length === 0
+      (await runnerStore().queries.listActive(scheduler, 1)).records.length === 0
         ? { checked: 0, changed: 0, errors: 0 }
         : (await runner(scheduler)).reconcile(scheduler),
   });

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { HttpRequestError } from '../../functions/shared/http-errors.js';
-import type { AppRecordStore } from '../runner/index.js';
+import type { RecordQueries } from '../runner/index.js';
 import {
   checkWorkspaceArchive,
   readWorkspaceIndex,
@@ -353,14 +353,14 @@ function mtimeOfSync(path: string): number | undefined {
  * `local_docker` container may restart from its archive long after the run named it.
  */
 export async function archivesInUse(
-  store: Pick<AppRecordStore, 'listActive'>,
+  queries: Pick<RecordQueries, 'listActive'>,
   schedulers: readonly string[],
 ): Promise<Set<string>> {
   const names = new Set<string>();
   for (const scheduler of schedulers.filter((name) => WORKSPACE_SCHEDULERS.includes(name))) {
     let nextToken: string | undefined;
     do {
-      const page = await store.listActive(scheduler, 100, nextToken);
+      const page = await queries.listActive(scheduler, 100, nextToken);
       for (const record of page.records) if (record.workspace) names.add(record.workspace.sha256);
       nextToken = page.nextToken;
     } while (nextToken !== undefined);

@@ -108,7 +108,7 @@ export class AppRecords {
    */
   async get(handle: AppHandle, owner?: string): Promise<AppRecord> {
     parseAppHandle(handle);
-    const record = await this.store.get(handle);
+    const record = await this.store.records.get(handle);
     if (!record || (owner !== undefined && record.owner !== owner)) throw new UnknownAppError(handle);
     return record;
   }
@@ -149,12 +149,12 @@ export class AppRecords {
 
   /** An owner's apps from the store, newest first. */
   async list(query: ListAppsQuery): Promise<ListAppsPage> {
-    return this.store.list(query);
+    return this.store.queries.list(query);
   }
 
   /** How many of an owner's apps are in each state, from the store (at most `APP_COUNT_CAP` records read). */
   async countByState(query: CountAppsQuery): Promise<AppCounts> {
-    return this.store.countByState(query);
+    return this.store.queries.countByState(query);
   }
 
   /**
@@ -167,7 +167,7 @@ export class AppRecords {
     transition: AppStateTransition,
     current?: AppRecord,
   ): Promise<TransitionOutcome> {
-    return this.store.transition(handle, transition, current);
+    return this.store.records.transition(handle, transition, current);
   }
 
   /**
@@ -189,19 +189,19 @@ export class AppRecords {
     observe: { onIndexMiss?: (lookup: number, last: boolean) => void; appId?: string } = {},
   ): Promise<TransitionOutcome | undefined> {
     if (observe.appId !== undefined && observe.appId !== '') {
-      const byKey = await this.store.transition(
+      const byKey = await this.store.records.transition(
         makeAppHandle(scheduler, this.sessionName, observe.appId),
         transition,
       );
       if (byKey.applied || byKey.reason !== 'missing') return byKey;
     }
-    let record = await this.store.findByNativeName(scheduler, nativeName);
+    let record = await this.store.queries.findByNativeName(scheduler, nativeName);
     for (let i = 0; !record; i++) {
       const delay = this.lateIndexDelaysMs[i];
       observe.onIndexMiss?.(i + 1, delay === undefined);
       if (delay === undefined) return undefined;
       await this.sleep(delay);
-      record = await this.store.findByNativeName(scheduler, nativeName);
+      record = await this.store.queries.findByNativeName(scheduler, nativeName);
     }
     return this.applyTransition(record.handle, transition, record);
   }
@@ -222,11 +222,11 @@ export class AppRecords {
     let applied = 0;
     let nextToken: string | undefined;
     for (let read = 0; read < WAITING_SCAN_CAP; ) {
-      const page = await this.store.listActive(scheduler, 100, nextToken);
+      const page = await this.store.queries.listActive(scheduler, 100, nextToken);
       read += Math.max(page.records.length, 1);
       for (const record of page.records) {
         if ((record.state !== 'PENDING' && record.state !== 'SUBMITTED') || !matches(record.appId)) continue;
-        const outcome = await this.store.transition(
+        const outcome = await this.store.records.transition(
           record.handle,
           {
             state: record.state,

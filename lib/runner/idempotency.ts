@@ -3,7 +3,7 @@
  * idempotency package into a handler and a persistence layer): {@link IdempotencyHandler} reserves the key,
  * runs the submission, and completes or releases the reservation; it answers a replay with the earlier app or
  * the earlier refusal, waits for a request still in progress, and takes over the reservation of one that
- * crashed. Persistence is the {@link AppRecordStore}'s `reserve/complete/releaseIdempotencyKey` (lib/store
+ * crashed. Persistence is the {@link AppRecordStore}'s `idempotency` (`reserve`, `complete`, `release`; lib/store
  * implements them on DynamoDB).
  *
  * @module
@@ -25,7 +25,7 @@ import {
   SubmissionOutcomeUnknownError,
 } from './errors.js';
 import type { RunResult } from './runner.js';
-import type { AppRecordStore, IdempotencyRejection } from './store.js';
+import type { IdempotencyKeyStore, IdempotencyRejection, RecordStore } from './store.js';
 
 /**
  * `cfg` as the idempotency hash sees it: options that may hold secrets (the caller's `env`) count by their
@@ -75,10 +75,7 @@ export interface IdempotentSubmission {
 
 /** How the handler is built: the store (persistence), the clock and the wait between polls. */
 export interface IdempotencyHandlerOptions {
-  store: Pick<
-    AppRecordStore,
-    'get' | 'reserveIdempotencyKey' | 'completeIdempotencyKey' | 'releaseIdempotencyKey'
-  >;
+  store: { records: Pick<RecordStore, 'get'>; idempotency: IdempotencyKeyStore };
   now: () => number;
   sleep: (ms: number) => Promise<void>;
 }
@@ -117,8 +114,8 @@ export class IdempotencyHandler {
         // so a replay gets the same answer and leaves no second record. If this write fails, a retry
         // after the lease takes the reservation over and finds this FAILED record.
         rejected = true;
-        await store
-          .completeIdempotencyKey(owner, key, handle, submission.rejectionOf(error))
+        await store.idempotency
+          .complete(owner, key, handle, submission.rejectionOf(error))
           .catch(() => undefined);
       });
     } catch (error) {
@@ -126,17 +123,17 @@ export class IdempotencyHandler {
         // The job may exist: bind the key to its record so a retry cannot submit it a second time. If this
         // write fails, the reservation still names this handle as holder, and a retry after the lease finds
         // the job through the scheduler: the caller must see the outcome-unknown error with the handle.
-        await store.completeIdempotencyKey(owner, key, error.handle).catch(() => undefined);
+        await store.idempotency.complete(owner, key, error.handle).catch(() => undefined);
       } else if (!rejected) {
         // Nothing was written (the record itself could not be created): free the key for a retry.
-        await store.releaseIdempotencyKey(owner, key).catch(() => undefined);
+        await store.idempotency.release(owner, key).catch(() => undefined);
       }
       throw error;
     }
     // The job was accepted: never release the key now. If completing it fails, the reservation still names
     // this handle as holder, so a retry finds this app (at once when its record is past UNSUBMITTED, else
     // through the scheduler after the lease); answering an error here would only invite a retry.
-    await store.completeIdempotencyKey(owner, key, result.handle).catch(() => undefined);
+    await store.idempotency.complete(owner, key, result.handle).catch(() => undefined);
     return result;
   }
 
@@ -150,25 +147,25 @@ export class IdempotencyHandler {
     const lease = { holder: handle, until: submission.leaseUntil };
     let checkedHolder = false;
     for (let poll = 0; ; poll++) {
-      const reservation = await store.reserveIdempotencyKey(owner, key, submission.requestHash, now(), lease);
+      const reservation = await store.idempotency.reserve(owner, key, submission.requestHash, now(), lease);
       if (reservation.reserved) {
         const earlier = reservation.takenOverFrom;
         const settled = earlier === undefined ? undefined : await submission.settleAbandoned(earlier);
         if (!settled) return undefined;
-        await store.completeIdempotencyKey(owner, key, settled.handle);
+        await store.idempotency.complete(owner, key, settled.handle);
         return { handle: settled.handle, record: settled, created: false };
       }
       if (reservation.requestHash !== submission.requestHash) throw new IdempotencyConflictError(key);
       // A refused submission's answer is replayed as it was: same error, nothing submitted or written.
       if (reservation.rejection !== undefined) throw new ReplayedRejectionError(reservation.rejection);
       if (reservation.handle !== undefined) {
-        const record = await store.get(reservation.handle);
+        const record = await store.records.get(reservation.handle);
         if (record) return { handle: record.handle, record, created: false };
       }
       if (!checkedHolder && reservation.holder !== undefined) {
         // A holder whose record a reconciler already moved past UNSUBMITTED was submitted: return it.
         checkedHolder = true;
-        const record = await store.get(reservation.holder);
+        const record = await store.records.get(reservation.holder);
         if (record && record.state !== 'UNSUBMITTED') {
           return { handle: record.handle, record, created: false };
         }

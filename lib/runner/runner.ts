@@ -235,7 +235,7 @@ export class Runner extends Planner {
   ) {
     const sched = this.schedulers.get(dryrun.scheduler);
     const handle = newRecord.handle;
-    const { record } = await this.store.create(newRecord);
+    const { record } = await this.store.records.create(newRecord);
     try {
       await this.withinDeadline(sched.schedule(dryrun), ctx.deadline, handle);
     } catch (error) {
@@ -325,7 +325,7 @@ export class Runner extends Planner {
    */
   private async settleAbandoned(earlier: AppHandle, successor: AppHandle): Promise<AppRecord | undefined> {
     if (earlier === successor) return undefined;
-    const record = await this.store.get(earlier);
+    const record = await this.store.records.get(earlier);
     if (!record) return undefined;
     if (record.state !== 'UNSUBMITTED') return record;
     const refreshed = await this.refresh(earlier);
@@ -472,17 +472,17 @@ export class Runner extends Planner {
   ): Promise<AppRecord> {
     const record = await this.get(handle, owner);
     if (isTerminal(record.state)) return record;
-    await this.store.markCancelRequested(handle, this.now());
+    await this.store.records.markCancelRequested(handle, this.now());
     await this.schedulers.get(record.scheduler).cancel(record.appId, reason);
-    return (await this.store.get(handle)) ?? record;
+    return (await this.store.records.get(handle)) ?? record;
   }
 
   /** Deletes the app from the scheduler's data plane (cancelling it if live). The record is kept. */
   async delete(handle: AppHandle, owner?: string): Promise<AppRecord> {
     const record = await this.get(handle, owner);
-    if (!isTerminal(record.state)) await this.store.markCancelRequested(handle, this.now());
+    if (!isTerminal(record.state)) await this.store.records.markCancelRequested(handle, this.now());
     await this.schedulers.get(record.scheduler).delete(record.appId);
-    return (await this.store.get(handle)) ?? record;
+    return (await this.store.records.get(handle)) ?? record;
   }
 
   // ---------------------------------------------------------------- logs
@@ -533,7 +533,7 @@ export class Runner extends Planner {
     let changed = 0;
     let errors = 0;
     do {
-      const page = await this.store.listActive(scheduler, 100, nextToken);
+      const page = await this.store.queries.listActive(scheduler, 100, nextToken);
       // One batched describe per page (Batch: DescribeJobs of up to 100 jobs), then one transition each.
       const described =
         page.records.length === 0

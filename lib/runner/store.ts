@@ -114,12 +114,8 @@ export type IdempotencyReservation =
       leaseExpiresAt?: number;
     };
 
-/**
- * Persistence of app records. Every write is conditional: records are created once, transitions only move
- * forward (see `decideTransition` in lib/specs), and idempotency keys are reserved before anything is
- * submitted.
- */
-export interface AppRecordStore {
+/** An app's record: create it, read it, move it forward, mark a cancel. */
+export interface RecordStore {
   /**
    * Creates the record unless one exists for the handle.
    *
@@ -129,12 +125,6 @@ export interface AppRecordStore {
 
   /** The record for a handle, or undefined. Strongly consistent. */
   get(handle: AppHandle): Promise<AppRecord | undefined>;
-
-  /**
-   * The record of the app the scheduler knows by `nativeName` (Batch job name, SageMaker training job
-   * name, local app id), or undefined. Used to route state-change events.
-   */
-  findByNativeName(scheduler: string, nativeName: string): Promise<AppRecord | undefined>;
 
   /**
    * Applies a transition if it moves the app forward; a no-op otherwise. `current` is a record the caller
@@ -148,6 +138,15 @@ export interface AppRecordStore {
 
   /** Records that a cancel was requested (epoch ms). */
   markCancelRequested(handle: AppHandle, at: number): Promise<void>;
+}
+
+/** Records found by what else than their handle: an owner's listing and counts, a native name, the active. */
+export interface RecordQueries {
+  /**
+   * The record of the app the scheduler knows by `nativeName` (Batch job name, SageMaker training job
+   * name, local app id), or undefined. Used to route state-change events.
+   */
+  findByNativeName(scheduler: string, nativeName: string): Promise<AppRecord | undefined>;
 
   /** Lists an owner's records, newest first, with filters. */
   list(query: ListAppsQuery): Promise<ListAppsPage>;
@@ -160,14 +159,17 @@ export interface AppRecordStore {
 
   /** Non-terminal records of a scheduler (for the reconciler), oldest update first. */
   listActive(scheduler: string, limit?: number, nextToken?: string): Promise<ListAppsPage>;
+}
 
+/** Idempotency-Key reservations: one submission per key and owner. */
+export interface IdempotencyKeyStore {
   /**
    * Reserves `key` for `owner` before anything is submitted. Exactly one concurrent caller gets
    * `reserved: true`; the others see the reservation (and the handle once it is completed). With a `lease`,
    * the reservation belongs to `lease.holder`: the holder's own retried write is recognised as its own, and a
    * request with the same `requestHash` takes over an uncompleted reservation once its lease has ended.
    */
-  reserveIdempotencyKey(
+  reserve(
     owner: string,
     key: string,
     requestHash: string,
@@ -179,13 +181,28 @@ export interface AppRecordStore {
    * Attaches the submitted app's handle to a reservation, and with `rejection` the answer its refused
    * submission got (replayed to every later request with the key).
    */
-  completeIdempotencyKey(
-    owner: string,
-    key: string,
-    handle: AppHandle,
-    rejection?: IdempotencyRejection,
-  ): Promise<void>;
+  complete(owner: string, key: string, handle: AppHandle, rejection?: IdempotencyRejection): Promise<void>;
 
   /** Drops a reservation whose submission failed, so a retry can try again. */
-  releaseIdempotencyKey(owner: string, key: string): Promise<void>;
+  release(owner: string, key: string): Promise<void>;
+}
+
+/**
+ * Persistence of app records. Every write is conditional: records are created once, transitions only move
+ * forward (see `decideTransition` in lib/specs), and idempotency keys are reserved before anything is
+ * submitted.
+ */
+export interface AppRecordStore {
+  readonly records: RecordStore;
+  readonly queries: RecordQueries;
+  readonly idempotency: IdempotencyKeyStore;
+}
+
+/**
+ * `store` with its records part replaced by `records`: how a decorator wraps the record verbs (the local
+ * record cache's reads, the record watch's and the local outbox's writes) and keeps the queries and the
+ * idempotency keys of `store`.
+ */
+export function withRecords(store: AppRecordStore, records: RecordStore): AppRecordStore {
+  return { records, queries: store.queries, idempotency: store.idempotency };
 }

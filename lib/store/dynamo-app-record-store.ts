@@ -7,16 +7,8 @@
  * @module
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type {
-  AppCounts,
-  AppRecordStore,
-  CountAppsQuery,
-  IdempotencyReservation,
-  ListAppsPage,
-  ListAppsQuery,
-  TransitionOutcome,
-} from '../runner/store.js';
-import type { AppHandle, AppRecord, AppStateTransition, FieldIssue, NewAppRecord } from '../specs/index.js';
+import type { AppRecordStore } from '../runner/store.js';
+import type { FieldIssue } from '../specs/index.js';
 import { defaultDynamoDbClient, type StoreContext } from './context.js';
 import { IdempotencyKeys } from './idempotency.js';
 import { ItemClient } from './item-client.js';
@@ -61,20 +53,24 @@ export interface DynamoAppRecordStoreOptions {
 }
 
 /**
- * App records in one DynamoDB table (see `lib/store/table.ts` for the layout).
+ * App records in one DynamoDB table (see `lib/store/table.ts` for the layout): the runner's three ports,
+ * each served by its own part over the one table, with no verb forwarded.
  *
  * @example
  * ```ts
  * const store = new DynamoAppRecordStore({ tableName: 'txs-apps', client: new DynamoDBClient({}) });
- * const { created } = await store.create(newRecord);
- * await store.transition(newRecord.handle, { state: 'RUNNING', attempt: 0, eventTime: Date.now(), source: 'event' });
+ * const { created } = await store.records.create(newRecord);
+ * await store.records.transition(newRecord.handle, { state: 'RUNNING', attempt: 0, eventTime: Date.now(), source: 'event' });
  * ```
  */
 export class DynamoAppRecordStore implements AppRecordStore {
   readonly tableName: string;
-  private readonly records: AppRecordItems;
-  private readonly queries: AppQueries;
-  private readonly idempotency: IdempotencyKeys;
+  /** create, get, transition, markCancelRequested (and the TTL of a record read). */
+  readonly records: AppRecordItems;
+  /** findByNativeName, list, countByState, listActive. */
+  readonly queries: AppQueries;
+  /** Idempotency-Key reservations. */
+  readonly idempotency: IdempotencyKeys;
 
   /** @throws ValidationError when an option is out of range. */
   constructor(options: DynamoAppRecordStoreOptions) {
@@ -105,71 +101,5 @@ export class DynamoAppRecordStore implements AppRecordStore {
     this.records = new AppRecordItems(context);
     this.queries = new AppQueries(context, this.records);
     this.idempotency = new IdempotencyKeys(context);
-  }
-
-  /** {@inheritDoc AppRecordItems.create} */
-  create(input: NewAppRecord): Promise<{ record: AppRecord; created: boolean }> {
-    return this.records.create(input);
-  }
-
-  /** {@inheritDoc AppRecordItems.get} */
-  get(handle: AppHandle): Promise<AppRecord | undefined> {
-    return this.records.get(handle);
-  }
-
-  /** {@inheritDoc AppRecordItems.expiresAtOf} */
-  expiresAtOf(record: AppRecord): number | undefined {
-    return this.records.expiresAtOf(record);
-  }
-
-  /** {@inheritDoc AppRecordItems.transition} */
-  transition(
-    handle: AppHandle,
-    transition: AppStateTransition,
-    current?: AppRecord,
-  ): Promise<TransitionOutcome> {
-    return this.records.transition(handle, transition, current);
-  }
-
-  /** {@inheritDoc AppRecordItems.markCancelRequested} */
-  markCancelRequested(handle: AppHandle, at: number): Promise<void> {
-    return this.records.markCancelRequested(handle, at);
-  }
-
-  /** {@inheritDoc AppQueries.findByNativeName} */
-  findByNativeName(scheduler: string, nativeName: string): Promise<AppRecord | undefined> {
-    return this.queries.findByNativeName(scheduler, nativeName);
-  }
-
-  /** {@inheritDoc AppQueries.list} */
-  list(query: ListAppsQuery): Promise<ListAppsPage> {
-    return this.queries.list(query);
-  }
-
-  /** {@inheritDoc AppQueries.countByState} */
-  countByState(query: CountAppsQuery, cap?: number): Promise<AppCounts> {
-    return this.queries.countByState(query, cap);
-  }
-
-  /** {@inheritDoc AppQueries.listActive} */
-  listActive(scheduler: string, limit?: number, nextToken?: string): Promise<ListAppsPage> {
-    return this.queries.listActive(scheduler, limit, nextToken);
-  }
-
-  /** {@inheritDoc IdempotencyKeys.reserve} */
-  reserveIdempotencyKey(
-    ...args: Parameters<AppRecordStore['reserveIdempotencyKey']>
-  ): Promise<IdempotencyReservation> {
-    return this.idempotency.reserve(...args);
-  }
-
-  /** {@inheritDoc IdempotencyKeys.complete} */
-  completeIdempotencyKey(...args: Parameters<AppRecordStore['completeIdempotencyKey']>): Promise<void> {
-    return this.idempotency.complete(...args);
-  }
-
-  /** {@inheritDoc IdempotencyKeys.release} */
-  releaseIdempotencyKey(owner: string, key: string): Promise<void> {
-    return this.idempotency.release(owner, key);
   }
 }

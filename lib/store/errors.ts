@@ -62,7 +62,7 @@ export class RecordTooLargeError extends StoreError {
 }
 
 /**
- * `completeIdempotencyKey` found no reservation to complete (it expired or was released), or the key is
+ * `idempotency.complete` found no reservation to complete (it expired or was released), or the key is
  * already bound to a different handle.
  */
 export class IdempotencyReservationError extends StoreError {

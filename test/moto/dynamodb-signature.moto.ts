@@ -94,17 +94,17 @@ describe('DynamoDB client signatures checked by moto (botocore SigV4, IAM polici
     const store = new DynamoAppRecordStore({ tableName: TABLE, client });
     const owner = 'arn:aws:iam::123456789012:user/txs-store';
     const record = newRecord({ owner, createdAt: Date.now() });
-    const { created } = await store.create(record);
+    const { created } = await store.records.create(record);
     const { handle } = record;
     expect(created).toBe(true);
-    expect((await store.get(handle))?.owner).toBe(owner);
-    expect((await store.list({ owner })).records.map((r) => r.handle)).toEqual([handle]);
+    expect((await store.records.get(handle))?.owner).toBe(owner);
+    expect((await store.queries.list({ owner })).records.map((r) => r.handle)).toEqual([handle]);
 
     // A refused create answers the record it collided with (ReturnValuesOnConditionCheckFailure ALL_OLD):
     // no read follows the Put.
-    let again: Awaited<ReturnType<typeof store.create>> | undefined;
+    let again: Awaited<ReturnType<typeof store.records.create>> | undefined;
     const sent = await sentCommands(client, async () => {
-      again = await store.create({ ...record, createdAt: record.createdAt + 1 });
+      again = await store.records.create({ ...record, createdAt: record.createdAt + 1 });
     });
     expect(sent.map((c) => c.operation)).toEqual(['PutItem']);
     expect(again?.created).toBe(false);

@@ -20,7 +20,7 @@ const BODY = {
 };
 
 async function recordOf(jobName: string) {
-  return env.container.store().findByNativeName('aws_batch', jobName);
+  return env.container.store().queries.findByNativeName('aws_batch', jobName);
 }
 
 describe('Run when SubmitJob times out', () => {
@@ -36,7 +36,7 @@ describe('Run when SubmitJob times out', () => {
     if (!job) throw new Error('the fake Batch saw no submission');
     const before = await recordOf(job.jobName);
     expect(before?.state).toBe('UNSUBMITTED');
-    const active = await env.container.store().listActive('aws_batch', 100);
+    const active = await env.container.store().queries.listActive('aws_batch', 100);
     expect(active.records.map((r) => r.handle)).toContain(before?.handle);
 
     env.aws.setBatchStatus(job.jobName, 'RUNNING');

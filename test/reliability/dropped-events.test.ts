@@ -47,7 +47,7 @@ describe('dropped events', () => {
     expect(report.aws_sagemaker?.errors).toBe(0);
     const wrong: string[] = [];
     for (const [handle, state] of want) {
-      const record = await env.container.store().get(handle);
+      const record = await env.container.store().records.get(handle);
       if (record?.state !== state) wrong.push(`${handle}: ${record?.state}, scheduler says ${state}`);
     }
     expect(wrong).toEqual([]);

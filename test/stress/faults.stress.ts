@@ -83,19 +83,19 @@ describe('30% injected throttling, 5xx and timeouts on Batch, SageMaker and Dyna
 
     const store = env.container.store();
     const lost: string[] = [];
-    for (const handle of accepted) if (!(await store.get(handle))) lost.push(handle);
+    for (const handle of accepted) if (!(await store.records.get(handle))) lost.push(handle);
     expect(lost).toEqual([]);
 
     const report = await env.reconcileAll();
     const orphans: string[] = [];
     for (const job of env.aws.batchJobs.values()) {
-      const record = await store.findByNativeName('aws_batch', job.jobName);
+      const record = await store.queries.findByNativeName('aws_batch', job.jobName);
       // The fake backend never finishes a job, so a record that says FAILED or is missing lost track of it.
       if (!record || record.state === 'FAILED')
         orphans.push(`batch ${job.jobName}: ${record?.state ?? 'no record'}`);
     }
     for (const job of env.aws.trainingJobs.values()) {
-      const record = await store.findByNativeName('aws_sagemaker', job.name);
+      const record = await store.queries.findByNativeName('aws_sagemaker', job.name);
       if (!record || record.state === 'FAILED')
         orphans.push(`sagemaker ${job.name}: ${record?.state ?? 'no record'} ${record?.reason ?? ''}`);
     }

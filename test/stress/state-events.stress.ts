@@ -27,7 +27,7 @@ describe('20,000 shuffled, duplicated state-change events for 1,000 apps', () =>
       const jobName = `stress-${i}`;
       const appId = `ml-gpu-queue:${jobName}`;
       const handle = makeAppHandle('aws_batch', 'torchx', appId);
-      await store.create({
+      await store.records.create({
         handle,
         scheduler: 'aws_batch',
         session: 'torchx',
@@ -78,7 +78,7 @@ describe('20,000 shuffled, duplicated state-change events for 1,000 apps', () =>
     const observer = async () => {
       while (!done) {
         const handle = handles[Math.floor(random() * handles.length)] as string;
-        const record = await store.get(handle);
+        const record = await store.records.get(handle);
         if (record) {
           const now = { attempt: record.attempt, rank: stateRank(record.state) };
           const last = seen.get(handle);
@@ -98,7 +98,7 @@ describe('20,000 shuffled, duplicated state-change events for 1,000 apps', () =>
     await observing;
 
     for (const [jobName, { handle, final }] of expected) {
-      const record = await store.get(handle);
+      const record = await store.records.get(handle);
       if (record?.state !== final) wrong.push(`${jobName}: ${record?.state} (want ${final})`);
       const history = record?.history ?? [];
       history.forEach((step, i) => {

@@ -349,7 +349,7 @@ describe('the dashboard in Chromium', () => {
       entrypoint: 'python',
       args: ['train.py'],
     });
-    await store.create({
+    await store.records.create({
       handle,
       scheduler: 'aws_batch',
       session: 'torchx',
@@ -362,7 +362,7 @@ describe('the dashboard in Chromium', () => {
       state: 'SUBMITTED',
       createdAt: Date.now(),
     });
-    await store.transition(handle, {
+    await store.records.transition(handle, {
       state: 'PENDING',
       attempt: 0,
       eventTime: Date.now(),
@@ -392,7 +392,7 @@ describe('the dashboard in Chromium', () => {
     const store = serverStore();
     const appId = 'gpu-queue:spot-trainer-r8k1';
     const handle = makeAppHandle('aws_batch', 'torchx', appId);
-    await store.create({
+    await store.records.create({
       handle,
       scheduler: 'aws_batch',
       session: 'torchx',
@@ -409,7 +409,7 @@ describe('the dashboard in Chromium', () => {
       createdAt: Date.now(),
     });
     const since = new Date(Date.now() - 40 * 60_000).toISOString();
-    await store.transition(handle, {
+    await store.records.transition(handle, {
       state: 'PENDING',
       attempt: 1,
       eventTime: Date.now(),

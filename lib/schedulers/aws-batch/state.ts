@@ -298,7 +298,7 @@ export function isBatchNodeJob(job: BatchJobLike): boolean {
  * @example
  * ```ts
  * const t = batchTransitionOf(event.detail, 'event');
- * store.transition(handle, t);
+ * store.records.transition(handle, t);
  * ```
  */
 export function batchTransitionOf(

@@ -25,7 +25,7 @@ describe('withLocalOutbox with state reasons', () => {
   it('publishes the reason with the state change, and a change of reason alone once', async () => {
     const tableName = await db.createTable();
     const store = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 + 10_000 });
-    await store.create({
+    await store.records.create({
       handle: HANDLE,
       scheduler: 'aws_batch',
       session: 'torchx',
@@ -41,9 +41,9 @@ describe('withLocalOutbox with state reasons', () => {
     const published: AppStateChangeEvent[] = [];
     const outbox = withLocalOutbox(store, { publisher: { publish: async (e) => void published.push(e) } });
     const pending = { state: 'PENDING' as const, attempt: 0, eventTime: T0, source: 'event' as const };
-    await outbox.transition(HANDLE, pending);
-    await outbox.transition(HANDLE, { ...pending, stateReason: BLOCKED });
-    await outbox.transition(HANDLE, {
+    await outbox.records.transition(HANDLE, pending);
+    await outbox.records.transition(HANDLE, { ...pending, stateReason: BLOCKED });
+    await outbox.records.transition(HANDLE, {
       ...pending,
       stateReason: { ...BLOCKED, since: new Date(T0 + 9_000).toISOString() },
     });

@@ -21,7 +21,7 @@ const HANDLE = 'local_cwd://torchx/echo-x1';
 async function storeWithRecord() {
   const tableName = await db.createTable();
   const store = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 });
-  await store.create({
+  await store.records.create({
     handle: HANDLE,
     scheduler: 'local_cwd',
     session: 'torchx',
@@ -58,9 +58,9 @@ describe('withLocalOutbox', () => {
       },
       sleep: async (ms) => void slept.push(ms),
     });
-    expect(await outbox.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: true });
-    expect(await outbox.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: false });
-    expect(await outbox.transition(HANDLE, at('SUCCEEDED', 2))).toMatchObject({ applied: true });
+    expect(await outbox.records.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: true });
+    expect(await outbox.records.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: false });
+    expect(await outbox.records.transition(HANDLE, at('SUCCEEDED', 2))).toMatchObject({ applied: true });
     await outbox.drain();
     expect(published.map((e) => [e.id, e.from, e.to, e.source])).toEqual([
       [`${HANDLE}#2`, 'SUBMITTED', 'RUNNING', 'local'],
@@ -72,7 +72,7 @@ describe('withLocalOutbox', () => {
     expect(slept[0]).toBeLessThan(100);
     expect(slept[1]).toBeGreaterThanOrEqual(0);
     expect(slept[1]).toBeLessThan(200);
-    expect((await outbox.get(HANDLE))?.state).toBe('SUCCEEDED');
+    expect((await outbox.records.get(HANDLE))?.state).toBe('SUCCEEDED');
   });
 
   it('gives an event up after its attempts without failing the transition, and reports it', async () => {
@@ -87,9 +87,9 @@ describe('withLocalOutbox', () => {
       sleep: async () => {},
       onGiveUp: (error) => void givenUp.push(error),
     });
-    expect(await outbox.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: true });
+    expect(await outbox.records.transition(HANDLE, at('RUNNING', 1))).toMatchObject({ applied: true });
     await outbox.drain();
     expect(givenUp).toHaveLength(1);
-    expect((await outbox.get(HANDLE))?.state).toBe('RUNNING');
+    expect((await outbox.records.get(HANDLE))?.state).toBe('RUNNING');
   });
 });

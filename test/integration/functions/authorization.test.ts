@@ -72,7 +72,7 @@ async function appOf(owner: string): Promise<{ appId: string }> {
   counter += 1;
   const nativeName = `job-${counter}`;
   const appId = `gpu:${nativeName}`;
-  await store.create({
+  await store.records.create({
     handle: makeAppHandle('aws_batch', 'torchx', appId),
     scheduler: 'aws_batch',
     session: 'torchx',

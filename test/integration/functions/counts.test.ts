@@ -38,7 +38,7 @@ beforeAll(async () => {
   ];
   for (const [i, [role, scheduler, session, state]] of seed.entries()) {
     const appId = `gpu:job-${i}`;
-    await store.create({
+    await store.records.create({
       handle: makeAppHandle(scheduler, session, appId),
       scheduler,
       session,

@@ -34,7 +34,7 @@ function batch(name: string, jobName: string): Envelope {
 async function record(queue: string, nativeName: string): Promise<string> {
   const appId = `${queue}:${nativeName}`;
   const handle = makeAppHandle('aws_batch', 'torchx', appId);
-  await store.create({
+  await store.records.create({
     handle,
     scheduler: 'aws_batch',
     session: 'torchx',
@@ -64,7 +64,7 @@ describe('handleStateChange with state reasons', () => {
     expect(await handleStateChange(batch('single-runnable-capacity', 'reason-job-1'))).toMatchObject({
       applied: false,
     });
-    const stored = await store.get(handle);
+    const stored = await store.records.get(handle);
     expect(stored?.state).toBe('PENDING');
     expect(stored?.stateReason).toMatchObject({
       code: 'CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY',
@@ -72,7 +72,7 @@ describe('handleStateChange with state reasons', () => {
     });
     // RUNNING brings no reason: the wait is over.
     await handleStateChange(batch('single-running', 'reason-job-1'));
-    expect((await store.get(handle))?.stateReason).toBeUndefined();
+    expect((await store.records.get(handle))?.stateReason).toBeUndefined();
   });
 
   it('gives a queue-blocked reason to the waiting apps of that queue', async () => {
@@ -81,7 +81,7 @@ describe('handleStateChange with state reasons', () => {
     const other = await record('cpu-queue', 'blocked-other');
     for (const name of ['blocked-head', 'blocked-behind'])
       await handleStateChange(batch('single-runnable', name));
-    await store.transition(other, {
+    await store.records.transition(other, {
       state: 'PENDING',
       eventTime: 1_735_732_800_000,
       attempt: 0,
@@ -90,13 +90,17 @@ describe('handleStateChange with state reasons', () => {
 
     await handleStateChange(batch('queue-blocked', 'blocked-head'));
 
-    expect((await store.get(head))?.stateReason?.text).toMatch(/^CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - /);
-    expect((await store.get(behind))?.stateReason?.text).toMatch(
+    expect((await store.records.get(head))?.stateReason?.text).toMatch(
+      /^CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - /,
+    );
+    expect((await store.records.get(behind))?.stateReason?.text).toMatch(
       /^the queue is blocked by job blocked-head: CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY - /,
     );
-    expect((await store.get(other))?.stateReason).toBeUndefined();
+    expect((await store.records.get(other))?.stateReason).toBeUndefined();
     // Batch's own events for the job behind say only RUNNABLE (redelivered): the queue's reason stays.
     await handleStateChange(batch('single-runnable', 'blocked-behind'));
-    expect((await store.get(behind))?.stateReason?.text).toMatch(/^the queue is blocked by job blocked-head/);
+    expect((await store.records.get(behind))?.stateReason?.text).toMatch(
+      /^the queue is blocked by job blocked-head/,
+    );
   });
 });

@@ -50,7 +50,7 @@ async function recordFor(
   const nativeName = `fixture-job-${counter}`;
   const appId = scheduler === 'aws_batch' ? `ml-gpu-queue:${nativeName}` : nativeName;
   const handle = makeAppHandle(scheduler, 'torchx', appId);
-  await store.create({
+  await store.records.create({
     handle,
     scheduler,
     session: 'torchx',
@@ -82,7 +82,7 @@ async function deliver(handle: string, events: Envelope[]): Promise<AppState> {
   let last = { attempt: -1, rank: -2, terminal: false };
   for (const event of events) {
     await handleStateChange(event);
-    const record = await store.get(handle);
+    const record = await store.records.get(handle);
     if (!record) throw new Error('record vanished');
     const now = {
       attempt: record.attempt,
@@ -94,7 +94,7 @@ async function deliver(handle: string, events: Envelope[]): Promise<AppState> {
     if (last.terminal) expect(now.terminal).toBe(true);
     last = now;
   }
-  return (await store.get(handle))?.state as AppState;
+  return (await store.records.get(handle))?.state as AppState;
 }
 
 const LIFECYCLES: {
@@ -207,7 +207,7 @@ describe('state-change function', () => {
       const { handle, nativeName } = await recordFor(scheduler);
       const twice = renamed([...events, ...events], nativeName);
       expect(await deliver(handle, shuffled(twice, 4242))).toBe(final);
-      const record = await store.get(handle);
+      const record = await store.records.get(handle);
       const states = record?.history.map((h) => h.to) ?? [];
       expect(new Set(states.filter((s) => stateRank(s) === 4)).size).toBeLessThanOrEqual(1);
     });
@@ -248,6 +248,6 @@ describe('state-change function', () => {
     const { handle, nativeName } = await recordFor('aws_sagemaker');
     const [doc] = renamed([sagemaker('doc-example-completed')], nativeName);
     expect(await handleStateChange(doc as Envelope)).toMatchObject({ applied: true });
-    expect((await store.get(handle))?.state).toBe('SUCCEEDED');
+    expect((await store.records.get(handle))?.state).toBe('SUCCEEDED');
   });
 });

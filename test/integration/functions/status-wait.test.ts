@@ -27,7 +27,7 @@ beforeAll(async () => {
   process.env.TXS_SCHEDULERS = 'aws_batch';
   process.env.TXS_STACK_NAME = 'TorchxServerless-test';
   const store = new DynamoAppRecordStore({ tableName: db.tableName, client: db.client });
-  await store.create({
+  await store.records.create({
     handle: makeAppHandle('aws_batch', 'torchx', APP_ID),
     scheduler: 'aws_batch',
     session: 'torchx',

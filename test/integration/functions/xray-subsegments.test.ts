@@ -146,7 +146,7 @@ afterEach(() => {
 describe('X-Ray subsegments of the functions’ SDK calls', () => {
   it('sends one subsegment per DynamoDB call of the store, under the invocation’s trace and parent', async () => {
     const since = daemon.documents.length;
-    await expect(container.store().get(HANDLE)).resolves.toBeUndefined();
+    await expect(container.store().records.get(HANDLE)).resolves.toBeUndefined();
     const [subsegment] = await daemon.received(1, since);
     expect(daemon.headers.at(-1)).toBe('{"format":"json","version":1}');
     expect(subsegment).toMatchObject({
@@ -167,7 +167,7 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
   it('marks a call DynamoDB refuses as an error, with its exception, and still fails the call', async () => {
     vi.stubEnv('TXS_TABLE_NAME', 'no-such-table');
     const since = daemon.documents.length;
-    await expect(container.store().get(HANDLE)).rejects.toThrow();
+    await expect(container.store().records.get(HANDLE)).rejects.toThrow();
     const [subsegment] = await daemon.received(1, since);
     expect(subsegment).toMatchObject({
       name: 'DynamoDB',
@@ -289,12 +289,12 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
   it('sends nothing for an invocation that is not sampled, nor outside Lambda (no trace header)', async () => {
     const since = daemon.documents.length;
     vi.stubEnv('_X_AMZN_TRACE_ID', sampled('0'));
-    await container.store().get(HANDLE);
+    await container.store().records.get(HANDLE);
     vi.stubEnv('_X_AMZN_TRACE_ID', undefined);
-    await container.store().get(HANDLE);
+    await container.store().records.get(HANDLE);
     // Then a sampled call: the first document to arrive after the two is its own.
     vi.stubEnv('_X_AMZN_TRACE_ID', sampled());
-    await container.store().list({ owner: 'nobody', limit: 1 });
+    await container.store().queries.list({ owner: 'nobody', limit: 1 });
     const [first] = await daemon.received(1, since);
     expect(first?.aws.operation).toBe('Query');
     expect(daemon.documents.slice(since).map((d) => d.aws.operation)).toEqual(['Query']);
@@ -318,8 +318,8 @@ describe('X-Ray subsegments of the functions’ SDK calls', () => {
 
   it('never fails a call when the daemon cannot be reached', async () => {
     vi.stubEnv('AWS_XRAY_DAEMON_ADDRESS', 'daemon.invalid:2000');
-    await expect(container.store().get(HANDLE)).resolves.toBeUndefined();
+    await expect(container.store().records.get(HANDLE)).resolves.toBeUndefined();
     vi.stubEnv('AWS_XRAY_DAEMON_ADDRESS', 'not an address');
-    await expect(container.store().get(HANDLE)).resolves.toBeUndefined();
+    await expect(container.store().records.get(HANDLE)).resolves.toBeUndefined();
   });
 });

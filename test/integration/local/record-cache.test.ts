@@ -53,7 +53,7 @@ beforeAll(async () => {
   });
   await createTable(TABLE);
   ({ store, clock } = makeStore(client, TABLE, { retentionDays: 7 }));
-  cached = cache.wrap(store, (record) => store.expiresAtOf(record));
+  cached = cache.wrap(store, (record) => store.records.expiresAtOf(record));
 });
 afterAll(async () => {
   await db.close();
@@ -64,7 +64,7 @@ async function createTable(name: string): Promise<void> {
 }
 
 async function created(): Promise<AppRecord> {
-  return (await store.create(newRecord())).record;
+  return (await store.records.create(newRecord())).record;
 }
 
 /** The change in the cache's counters while `run` runs. */
@@ -84,38 +84,40 @@ async function counted(
 describe('RecordCache', () => {
   it('answers a record read once from memory, until a write to it', async () => {
     const { handle } = await created();
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 0 });
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
-    await store.transition(handle, event('RUNNING', 0, T0 + 1000));
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 0 });
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
+    await store.records.transition(handle, event('RUNNING', 0, T0 + 1000));
     let after: AppRecord | undefined;
-    expect(await counted(async () => (after = await cached.get(handle)))).toMatchObject({
+    expect(await counted(async () => (after = await cached.records.get(handle)))).toMatchObject({
       hits: 0,
       misses: 1,
     });
     expect(after?.state).toBe('RUNNING');
-    expect((await cached.get(handle))?.state).toBe('RUNNING');
+    expect((await cached.records.get(handle))?.state).toBe('RUNNING');
   });
 
   it('answers the same record for any session of the handle, as the store does', async () => {
     const record = await created();
     const otherSession = record.handle.replace('://torchx/', '://elsewhere/');
-    await cached.get(record.handle);
-    expect(await counted(() => cached.get(otherSession))).toEqual({ hits: 1, misses: 0, notKept: 0 });
-    expect(await cached.get(otherSession)).toEqual(await store.get(otherSession));
+    await cached.records.get(record.handle);
+    expect(await counted(() => cached.records.get(otherSession))).toEqual({ hits: 1, misses: 0, notKept: 0 });
+    expect(await cached.records.get(otherSession)).toEqual(await store.records.get(otherSession));
   });
 
   it('drops the record when a conditional write to it fails, and reads it again', async () => {
     const record = await created();
-    await cached.get(record.handle);
+    await cached.records.get(record.handle);
     // Creating it again is a conditional PutItem that fails: nothing changes, the cache still lets go of it.
-    expect((await store.create(newRecord({ ...record, history: undefined } as never))).created).toBe(false);
-    expect(await counted(() => cached.get(record.handle))).toMatchObject({ hits: 0, misses: 1 });
-    expect((await cached.get(record.handle))?.state).toBe('SUBMITTED');
+    expect((await store.records.create(newRecord({ ...record, history: undefined } as never))).created).toBe(
+      false,
+    );
+    expect(await counted(() => cached.records.get(record.handle))).toMatchObject({ hits: 0, misses: 1 });
+    expect((await cached.records.get(record.handle))?.state).toBe('SUBMITTED');
   });
 
   it('sees a write that did not come through the store (every write passes the embedded handler)', async () => {
     const { handle } = await created();
-    expect((await cached.get(handle))?.name).toBe('trainer');
+    expect((await cached.records.get(handle))?.name).toBe('trainer');
     await client.send(
       new UpdateItemCommand({
         TableName: TABLE,
@@ -125,7 +127,7 @@ describe('RecordCache', () => {
         ExpressionAttributeValues: { ':name': { S: 'renamed' } },
       }),
     );
-    expect((await cached.get(handle))?.name).toBe('renamed');
+    expect((await cached.records.get(handle))?.name).toBe('renamed');
   });
 
   it('never keeps a value read before a write that ended while the read was on its way back', async () => {
@@ -135,16 +137,16 @@ describe('RecordCache', () => {
       release = resolve;
     });
     heldReads = 0;
-    const reading = cached.get(handle);
+    const reading = cached.records.get(handle);
     while (heldReads === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     holdReads = undefined;
-    await store.transition(handle, event('RUNNING', 0, T0 + 1000));
+    await store.records.transition(handle, event('RUNNING', 0, T0 + 1000));
     release();
     // The read was answered before the write: it may return the old state, but must not keep it.
     expect((await reading)?.state).toBe('SUBMITTED');
     expect(cache.stats().entries).toBeGreaterThan(0);
-    expect(await counted(() => cached.get(handle))).toMatchObject({ hits: 0, misses: 1 });
-    expect((await cached.get(handle))?.state).toBe('RUNNING');
+    expect(await counted(() => cached.records.get(handle))).toMatchObject({ hits: 0, misses: 1 });
+    expect((await cached.records.get(handle))?.state).toBe('RUNNING');
   });
 
   it('keeps nothing read while a write is under way, and drops the record when the write ends', async () => {
@@ -153,39 +155,41 @@ describe('RecordCache', () => {
       operation: 'UpdateItem',
       key: { pk: { S: appPartitionKey(handle) }, sk: { S: 'A' } },
     });
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 1 });
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 1 });
     ended();
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 0 });
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 0, misses: 1, notKept: 0 });
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
   });
 
   it('drops every record on a write that names no single item', async () => {
     const { handle } = await created();
-    await cached.get(handle);
+    await cached.records.get(handle);
     expect(cache.stats().entries).toBeGreaterThan(0);
     await createTable(`${TABLE}-other`);
     expect(cache.stats()).toMatchObject({ entries: 0, bytes: 0 });
-    expect(await counted(() => cached.get(handle))).toMatchObject({ misses: 1 });
+    expect(await counted(() => cached.records.get(handle))).toMatchObject({ misses: 1 });
   });
 
   it('answers a finished record past its TTL as gone, exactly when the store does', async () => {
     const { handle } = await created();
-    await store.transition(handle, event('SUCCEEDED', 0, T0 + 1000));
-    expect((await cached.get(handle))?.state).toBe('SUCCEEDED');
-    const expiresAt = (await store.get(handle)) && store.expiresAtOf((await store.get(handle)) as AppRecord);
+    await store.records.transition(handle, event('SUCCEEDED', 0, T0 + 1000));
+    expect((await cached.records.get(handle))?.state).toBe('SUCCEEDED');
+    const expiresAt =
+      (await store.records.get(handle)) &&
+      store.records.expiresAtOf((await store.records.get(handle)) as AppRecord);
     expect(expiresAt).toEqual(expect.any(Number));
     clock.now = ((expiresAt as number) - 1) * 1000;
-    expect(await counted(() => cached.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
+    expect(await counted(() => cached.records.get(handle))).toEqual({ hits: 1, misses: 0, notKept: 0 });
     clock.now = (expiresAt as number) * 1000;
-    expect(await cached.get(handle)).toBeUndefined();
-    expect(await store.get(handle)).toBeUndefined();
+    expect(await cached.records.get(handle)).toBeUndefined();
+    expect(await store.records.get(handle)).toBeUndefined();
     clock.now = T0 + 60_000;
   });
 
   it('hands out frozen records, so no caller can change what the next one gets', async () => {
     const { handle } = await created();
-    await cached.get(handle);
-    const record = (await cached.get(handle)) as AppRecord;
+    await cached.records.get(handle);
+    const record = (await cached.records.get(handle)) as AppRecord;
     expect(() => {
       (record as { state: string }).state = 'FAILED';
     }).toThrow(TypeError);
@@ -199,26 +203,26 @@ describe('RecordCache', () => {
 
   it('lets a transition start from a cached record, as from one the store just read', async () => {
     const { handle } = await created();
-    await cached.get(handle);
-    const current = (await cached.get(handle)) as AppRecord;
-    const outcome = await store.transition(handle, event('RUNNING', 0, T0 + 1000), current);
+    await cached.records.get(handle);
+    const current = (await cached.records.get(handle)) as AppRecord;
+    const outcome = await store.records.transition(handle, event('RUNNING', 0, T0 + 1000), current);
     expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED', version: 2 });
-    expect((await cached.get(handle))?.state).toBe('RUNNING');
+    expect((await cached.records.get(handle))?.state).toBe('RUNNING');
   });
 
   it('drops the least recently used records beyond its size bound', async () => {
     const handles = [];
     for (let i = 0; i < 4; i++) handles.push((await created()).handle);
     // Room for two and a half records.
-    const recordBytes = JSON.stringify(await store.get(handles[0] as string)).length;
+    const recordBytes = JSON.stringify(await store.records.get(handles[0] as string)).length;
     const small = new RecordCache({ maxBytes: Math.floor(recordBytes * 2.5) });
-    const wrapped = small.wrap(store, (record) => store.expiresAtOf(record));
-    for (const handle of handles) await wrapped.get(handle);
+    const wrapped = small.wrap(store, (record) => store.records.expiresAtOf(record));
+    for (const handle of handles) await wrapped.records.get(handle);
     expect(small.stats()).toMatchObject({ entries: 2, bytes: recordBytes * 2 });
     // The newest read is kept; the first one was dropped.
     const before = small.stats();
-    await wrapped.get(handles[3] as string);
-    await wrapped.get(handles[0] as string);
+    await wrapped.records.get(handles[3] as string);
+    await wrapped.records.get(handles[0] as string);
     expect(small.stats().hits - before.hits).toBe(1);
     expect(small.stats().misses - before.misses).toBe(1);
   });

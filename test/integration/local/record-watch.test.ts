@@ -24,7 +24,7 @@ async function newApp(): Promise<string> {
   counter += 1;
   const appId = `echo-${counter}`;
   const handle = makeAppHandle('local_cwd', 'torchx', appId);
-  await store.create({
+  await store.records.create({
     handle,
     scheduler: 'local_cwd',
     session: 'torchx',
@@ -120,7 +120,7 @@ describe('AppRecords.getChanged', () => {
 describe('recordRevision', () => {
   it('is the same for equal records whatever their key order, and differs when any field does', async () => {
     const handle = await newApp();
-    const record = (await store.get(handle))!;
+    const record = (await store.records.get(handle))!;
     const reordered = Object.fromEntries(Object.entries(record).reverse()) as typeof record;
     expect(recordRevision(reordered)).toBe(recordRevision(record));
     expect(recordRevision({ ...record, cancelRequestedAt: Date.now() })).not.toBe(recordRevision(record));

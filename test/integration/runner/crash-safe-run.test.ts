@@ -98,7 +98,7 @@ describe('Runner › run with an Idempotency-Key after a crash', () => {
     h.fake.hangNextSchedule = 'before-accept';
     void h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
     await expect.poll(() => schedules(h.fake)).toBe(1);
-    const [abandoned] = (await h.store.list({ owner: OWNER })).records;
+    const [abandoned] = (await h.store.queries.list({ owner: OWNER })).records;
     expect(abandoned?.state).toBe('UNSUBMITTED');
 
     h.clock.now += LEASE_MS;
@@ -106,7 +106,7 @@ describe('Runner › run with an Idempotency-Key after a crash', () => {
     expect(retry.created).toBe(true);
     expect(retry.handle).not.toBe(abandoned?.handle);
     expect(h.fake.jobs.size).toBe(1);
-    const old = await h.store.get(abandoned?.handle ?? '');
+    const old = await h.store.records.get(abandoned?.handle ?? '');
     expect(old).toMatchObject({ state: 'FAILED' });
     expect(old?.reason).toContain(`retried as ${retry.handle}`);
     expect(await h.runner.run(app(), 'fake', { queue: 'q' }, ctx)).toMatchObject({
@@ -151,13 +151,13 @@ describe('Runner › run when completing the key fails after the job was accepte
   it('answers with the handle, keeps the key, and a retry returns the same app without submitting again', async () => {
     const h = await harness();
     const ctx = { owner: OWNER, idempotencyKey: 'complete-fails' };
-    const complete = h.store.completeIdempotencyKey.bind(h.store);
-    h.store.completeIdempotencyKey = async () => {
+    const complete = h.store.idempotency.complete.bind(h.store.idempotency);
+    h.store.idempotency.complete = async () => {
       throw new StoreUnavailableError('DynamoDB UpdateItem failed after retries (injected)');
     };
     const first = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
     expect(first.created).toBe(true);
-    h.store.completeIdempotencyKey = complete;
+    h.store.idempotency.complete = complete;
     const retry = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx);
     expect(retry).toMatchObject({ handle: first.handle, created: false });
     expect(schedules(h.fake)).toBe(1);
@@ -172,13 +172,13 @@ describe('Runner › run with a deadline', () => {
     const error = await h.runner.run(app(), 'fake', { queue: 'q' }, ctx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SubmissionOutcomeUnknownError);
     const { handle } = error as SubmissionOutcomeUnknownError;
-    expect((await h.store.get(handle))?.state).toBe('UNSUBMITTED');
+    expect((await h.store.records.get(handle))?.state).toBe('UNSUBMITTED');
     // A retry with the key gets the handle and submits nothing.
     expect(
       await h.runner.run(app(), 'fake', { queue: 'q' }, { owner: OWNER, idempotencyKey: 'hung' }),
     ).toMatchObject({ handle, created: false });
     await h.runner.reconcile('fake');
-    expect((await h.store.get(handle))?.state).toBe('PENDING');
+    expect((await h.store.records.get(handle))?.state).toBe('PENDING');
     expect(schedules(h.fake)).toBe(1);
   });
 });

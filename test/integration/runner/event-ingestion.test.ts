@@ -38,7 +38,7 @@ async function setup() {
   );
   const tableName = await db.createTable();
   const store = new DynamoAppRecordStore({ tableName, client, now: () => T0 });
-  await store.create({
+  await store.records.create({
     handle: 'aws_batch://torchx/q:job-1',
     scheduler: 'aws_batch',
     session: 'torchx',
@@ -76,7 +76,7 @@ describe('Runner › applyNativeTransition by app id', () => {
     });
     expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED' });
     expect(h.take()).toEqual({ GetItemCommand: 1, UpdateItemCommand: 1 });
-    expect((await h.store.get('aws_batch://torchx/q:job-1'))?.state).toBe('RUNNING');
+    expect((await h.store.records.get('aws_batch://torchx/q:job-1'))?.state).toBe('RUNNING');
   });
 
   it('turns a duplicate away with one read and no write', async () => {

@@ -3,7 +3,7 @@
  * (dynalite) behind a wrapper whose index answers empty for the first lookups.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type AppRecordStore, Runner } from '../../../lib/runner/index.js';
+import { type AppRecordStore, type RecordQueries, Runner } from '../../../lib/runner/index.js';
 import { SchedulerRegistry } from '../../../lib/schedulers/index.js';
 import { makeAppDef } from '../../../lib/specs/index.js';
 import { DynamoAppRecordStore } from '../../../lib/store/index.js';
@@ -19,11 +19,11 @@ const T0 = 1_700_000_000_000;
 
 /** `store` whose name index does not have a record for the first `misses` lookups. */
 function lagging(store: AppRecordStore, misses: number): AppRecordStore & { lookups: number } {
-  const wrapper = Object.create(store) as AppRecordStore & { lookups: number };
-  wrapper.lookups = 0;
-  wrapper.findByNativeName = async (scheduler, nativeName) => {
+  const queries = Object.create(store.queries) as RecordQueries;
+  const wrapper = { records: store.records, queries, idempotency: store.idempotency, lookups: 0 };
+  queries.findByNativeName = async (scheduler, nativeName) => {
     wrapper.lookups += 1;
-    return wrapper.lookups <= misses ? undefined : store.findByNativeName(scheduler, nativeName);
+    return wrapper.lookups <= misses ? undefined : store.queries.findByNativeName(scheduler, nativeName);
   };
   return wrapper;
 }
@@ -31,7 +31,7 @@ function lagging(store: AppRecordStore, misses: number): AppRecordStore & { look
 async function setup(misses: number) {
   const tableName = await db.createTable();
   const real = new DynamoAppRecordStore({ tableName, client: db.client, now: () => T0 });
-  await real.create({
+  await real.records.create({
     handle: 'aws_batch://torchx/q:job-1',
     scheduler: 'aws_batch',
     session: 'torchx',
@@ -65,7 +65,7 @@ describe('Runner › applyNativeTransition with a lagging name index', () => {
     const h = await setup(2);
     const outcome = await h.runner.applyNativeTransition('aws_batch', 'job-1', RUNNING, h.observe);
     expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED' });
-    expect((await h.real.get('aws_batch://torchx/q:job-1'))?.state).toBe('RUNNING');
+    expect((await h.real.records.get('aws_batch://torchx/q:job-1'))?.state).toBe('RUNNING');
     expect(h.slept).toEqual([100, 300]);
     expect(h.misses).toEqual([
       { lookup: 1, last: false },
@@ -79,7 +79,7 @@ describe('Runner › applyNativeTransition with a lagging name index', () => {
     expect(h.store.lookups).toBe(4);
     expect(h.slept).toEqual([100, 300, 900]);
     expect(h.misses.at(-1)).toEqual({ lookup: 4, last: true });
-    expect((await h.real.get('aws_batch://torchx/q:job-1'))?.state).toBe('SUBMITTED');
+    expect((await h.real.records.get('aws_batch://torchx/q:job-1'))?.state).toBe('SUBMITTED');
   });
 
   it('does not wait when the index answers at once', async () => {

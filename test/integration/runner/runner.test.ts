@@ -351,7 +351,7 @@ describe('Runner', () => {
       const store = (h.runner as unknown as { store: DynamoAppRecordStore }).store;
       const appId = h.fake.appIdOf(info as never);
       const handle = `fake://torchx/${appId}`;
-      await store.create({
+      await store.records.create({
         handle,
         scheduler: 'fake',
         session: 'torchx',

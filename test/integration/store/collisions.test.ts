@@ -113,7 +113,7 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     const { client } = dynamoDbLikeClient();
     const { store } = makeStore(client, db.tableName);
     const record = newRecord();
-    await store.create(record);
+    await store.records.create(record);
     const error = await client
       .send(
         new PutItemCommand({
@@ -133,9 +133,9 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     const { client, sent } = dynamoDbLikeClient();
     const { store } = makeStore(client, db.tableName);
     const record = newRecord();
-    await store.create(record);
+    await store.records.create(record);
     sent.length = 0;
-    const again = await store.create({ ...record, createdAt: record.createdAt + 5 });
+    const again = await store.records.create({ ...record, createdAt: record.createdAt + 5 });
     expect(again.created).toBe(false);
     expect(again.record.handle).toBe(record.handle);
     expect(again.record.createdAt).toBe(record.createdAt);
@@ -146,11 +146,11 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     const { client, sent } = dynamoDbLikeClient();
     const { store } = makeStore(client, db.tableName);
     const record = newRecord();
-    await store.create(record);
-    const stale = await store.get(record.handle);
-    await store.transition(record.handle, event('RUNNING', 0, record.createdAt + 10));
+    await store.records.create(record);
+    const stale = await store.records.get(record.handle);
+    await store.records.transition(record.handle, event('RUNNING', 0, record.createdAt + 10));
     sent.length = 0;
-    const outcome = await store.transition(
+    const outcome = await store.records.transition(
       record.handle,
       event('SUCCEEDED', 0, record.createdAt + 20),
       stale,
@@ -163,12 +163,12 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     const { client, sent } = dynamoDbLikeClient();
     const { store } = makeStore(client, db.tableName);
     const handle = newRecord().handle;
-    expect(await store.reserveIdempotencyKey('alice', 'replay-1', 'h1', T0 + 60_000)).toEqual({
+    expect(await store.idempotency.reserve('alice', 'replay-1', 'h1', T0 + 60_000)).toEqual({
       reserved: true,
     });
-    await store.completeIdempotencyKey('alice', 'replay-1', handle);
+    await store.idempotency.complete('alice', 'replay-1', handle);
     sent.length = 0;
-    const replay = await store.reserveIdempotencyKey('alice', 'replay-1', 'h1', T0 + 60_000);
+    const replay = await store.idempotency.reserve('alice', 'replay-1', 'h1', T0 + 60_000);
     expect(replay).toMatchObject({ reserved: false, handle, requestHash: 'h1' });
     expect(sent).toEqual(['PutItem']);
   });
@@ -177,10 +177,10 @@ describe('a refused conditional write, with DynamoDB answering the item it colli
     const { client, sent } = dynamoDbLikeClient();
     const { store } = makeStore(client, db.tableName);
     const [first, second] = [newRecord().handle, newRecord().handle];
-    await store.reserveIdempotencyKey('alice', 'bound-1', 'h1', T0 + 60_000);
-    await store.completeIdempotencyKey('alice', 'bound-1', first);
+    await store.idempotency.reserve('alice', 'bound-1', 'h1', T0 + 60_000);
+    await store.idempotency.complete('alice', 'bound-1', first);
     sent.length = 0;
-    const error = await store.completeIdempotencyKey('alice', 'bound-1', second).catch((e: unknown) => e);
+    const error = await store.idempotency.complete('alice', 'bound-1', second).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(IdempotencyReservationError);
     expect((error as Error).message).toContain(`already bound to ${first}`);
     expect(sent).toEqual(['UpdateItem']);
@@ -191,11 +191,11 @@ describe('a refused conditional write, with an emulator that leaves the item out
   it('reads the colliding item once and answers the same', async () => {
     const { store } = makeStore(db.client, db.tableName);
     const handle = newRecord().handle;
-    await store.reserveIdempotencyKey('bob', 'replay-2', 'h2', T0 + 60_000);
-    await store.completeIdempotencyKey('bob', 'replay-2', handle);
+    await store.idempotency.reserve('bob', 'replay-2', 'h2', T0 + 60_000);
+    await store.idempotency.complete('bob', 'replay-2', handle);
     let replay: unknown;
     const sent = await sentCommands(db.client, async () => {
-      replay = await store.reserveIdempotencyKey('bob', 'replay-2', 'h2', T0 + 60_000);
+      replay = await store.idempotency.reserve('bob', 'replay-2', 'h2', T0 + 60_000);
     });
     expect(replay).toMatchObject({ reserved: false, handle, requestHash: 'h2' });
     expect(sent.map((c) => c.operation)).toEqual(['PutItem', 'GetItem']);

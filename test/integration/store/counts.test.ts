@@ -50,9 +50,12 @@ beforeAll(async () => {
       session: spec.session,
       createdAt: spec.createdAt,
     });
-    await store.create(input);
+    await store.records.create(input);
     if (spec.state !== 'SUBMITTED') {
-      await store.transition(input.handle, event(spec.state, 0, spec.createdAt + 1, { reason: 'seeded' }));
+      await store.records.transition(
+        input.handle,
+        event(spec.state, 0, spec.createdAt + 1, { reason: 'seeded' }),
+      );
     }
     seeded.push(spec);
   }
@@ -69,18 +72,18 @@ function expected(match: (s: Seeded) => boolean): AppCounts {
 
 describe('DynamoAppRecordStore.countByState', () => {
   it('counts every record of the owner per state', async () => {
-    const counts = await store.countByState({ owner: ALICE });
+    const counts = await store.queries.countByState({ owner: ALICE });
     expect(counts).toEqual(expected((s) => s.owner === ALICE));
     expect(counts.counts).toEqual({ SUBMITTED: 8, PENDING: 8, RUNNING: 8, SUCCEEDED: 8, FAILED: 8 });
   });
 
   it("never counts another owner's records", async () => {
-    expect(await store.countByState({ owner: BOB })).toEqual({
+    expect(await store.queries.countByState({ owner: BOB })).toEqual({
       counts: { RUNNING: 7 },
       counted: 7,
       complete: true,
     });
-    expect(await store.countByState({ owner: 'arn:aws:iam::123456789012:user/nobody' })).toEqual({
+    expect(await store.queries.countByState({ owner: 'arn:aws:iam::123456789012:user/nobody' })).toEqual({
       counts: {},
       counted: 0,
       complete: true,
@@ -88,15 +91,15 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it('applies the scheduler, session and since filters as a listing does', async () => {
-    expect(await store.countByState({ owner: ALICE, scheduler: 'aws_sagemaker' })).toEqual(
+    expect(await store.queries.countByState({ owner: ALICE, scheduler: 'aws_sagemaker' })).toEqual(
       expected((s) => s.owner === ALICE && s.scheduler === 'aws_sagemaker'),
     );
-    expect(await store.countByState({ owner: ALICE, session: 'nightly' })).toEqual(
+    expect(await store.queries.countByState({ owner: ALICE, session: 'nightly' })).toEqual(
       expected((s) => s.owner === ALICE && s.session === 'nightly'),
     );
     const since = T0 + 25_000;
     expect(
-      await store.countByState({ owner: ALICE, scheduler: 'aws_batch', session: 'torchx', since }),
+      await store.queries.countByState({ owner: ALICE, scheduler: 'aws_batch', session: 'torchx', since }),
     ).toEqual(
       expected(
         (s) =>
@@ -106,14 +109,14 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it("counts every owner's records for ALL_OWNERS", async () => {
-    expect(await store.countByState({ owner: ALL_OWNERS })).toEqual(expected(() => true));
-    expect(await store.countByState({ owner: ALL_OWNERS, scheduler: 'aws_batch' })).toEqual(
+    expect(await store.queries.countByState({ owner: ALL_OWNERS })).toEqual(expected(() => true));
+    expect(await store.queries.countByState({ owner: ALL_OWNERS, scheduler: 'aws_batch' })).toEqual(
       expected((s) => s.scheduler === 'aws_batch'),
     );
   });
 
   it('stops at the cap and says the counts are incomplete', async () => {
-    const capped = await store.countByState({ owner: ALICE }, 12);
+    const capped = await store.queries.countByState({ owner: ALICE }, 12);
     expect(capped.complete).toBe(false);
     expect(capped.counted).toBe(12);
     // Newest first: the 12 newest records, in the states they were seeded with.
@@ -124,20 +127,20 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it('is complete when the cap reads exactly every record, and a cap counts records read, not matched', async () => {
-    expect(await store.countByState({ owner: BOB }, 7)).toEqual({
+    expect(await store.queries.countByState({ owner: BOB }, 7)).toEqual({
       counts: { RUNNING: 7 },
       counted: 7,
       complete: true,
     });
-    const filtered = await store.countByState({ owner: ALICE, scheduler: 'aws_sagemaker' }, 10);
+    const filtered = await store.queries.countByState({ owner: ALICE, scheduler: 'aws_sagemaker' }, 10);
     expect(filtered.complete).toBe(false);
     expect(filtered.counted).toBe(5);
   });
 
   it('reads the owner index with one paged Query projecting only the state, never a Scan', async () => {
     const sent = await sentCommands(db.client, async () => {
-      await store.countByState({ owner: ALICE });
-      await store.countByState({ owner: ALL_OWNERS });
+      await store.queries.countByState({ owner: ALICE });
+      await store.queries.countByState({ owner: ALL_OWNERS });
     });
     expect(sent.map((call) => call.operation)).not.toContain('Scan');
     const queries = sent.filter((call) => call.operation === 'Query').map((call) => call.input);
@@ -150,8 +153,8 @@ describe('DynamoAppRecordStore.countByState', () => {
   });
 
   it('refuses a cap that is not a positive integer, naming it', async () => {
-    await expect(store.countByState({ owner: ALICE }, 0)).rejects.toThrow(ValidationError);
-    await expect(store.countByState({ owner: ALICE }, 0)).rejects.toThrow(/cap/);
-    await expect(store.countByState({ owner: '' })).rejects.toThrow(/owner/);
+    await expect(store.queries.countByState({ owner: ALICE }, 0)).rejects.toThrow(ValidationError);
+    await expect(store.queries.countByState({ owner: ALICE }, 0)).rejects.toThrow(/cap/);
+    await expect(store.queries.countByState({ owner: '' })).rejects.toThrow(/owner/);
   });
 });

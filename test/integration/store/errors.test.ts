@@ -39,7 +39,7 @@ async function closedPort(): Promise<number> {
 describe('DynamoAppRecordStore errors', () => {
   it('says the table does not exist when it is missing', async () => {
     const store = new DynamoAppRecordStore({ tableName: 'no-such-table', client: db.client });
-    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreTableNotFoundError);
     expect((error as StoreError).retryable).toBe(false);
     expect((error as Error).message).toContain("'no-such-table' does not exist");
@@ -53,7 +53,7 @@ describe('DynamoAppRecordStore errors', () => {
       maxAttempts: 1,
     });
     const store = new DynamoAppRecordStore({ tableName: db.tableName, client });
-    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as StoreError).retryable).toBe(true);
     expect((error as StoreError).code).toBe('StoreUnavailable');
@@ -122,7 +122,7 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
       body: errorBody('ProvisionedThroughputExceededException', 'Rate exceeded'),
     }));
     const store = new DynamoAppRecordStore({ tableName: 'apps', client });
-    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain('ProvisionedThroughputExceededException: Rate exceeded');
     expect((error as Error).cause).toBeInstanceOf(DynamoDBServiceException);
@@ -151,7 +151,7 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
           },
     );
     const store = new DynamoAppRecordStore({ tableName: 'apps', client, maxTransitionAttempts: 3 });
-    await expect(store.transition(item.handle, event('RUNNING', 0, T0 + 1))).rejects.toBeInstanceOf(
+    await expect(store.records.transition(item.handle, event('RUNNING', 0, T0 + 1))).rejects.toBeInstanceOf(
       StoreConflictError,
     );
     const updates = sent.filter((call) => call.operation === 'UpdateItem');
@@ -188,7 +188,7 @@ describe('DynamoAppRecordStore errors at the DynamoDB wire', () => {
       ),
     }));
     const store = new DynamoAppRecordStore({ tableName: 'apps', client });
-    const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+    const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
     expect(error).not.toBeInstanceOf(StoreUnavailableError);
     expect((error as Error).message).toContain("DynamoDB denied GetItem on 'apps'");
@@ -229,7 +229,7 @@ describe('DynamoAppRecordStore errors of requests that got no answer', () => {
         retryStrategy: new ConfiguredRetryStrategy(3, () => 0),
       });
       const store = new DynamoAppRecordStore({ tableName: 'apps', client });
-      const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+      const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect(requests).toBe(3);
     } finally {
@@ -251,7 +251,7 @@ describe('DynamoAppRecordStore errors of requests that got no answer', () => {
         maxAttempts: 1,
       });
       const store = new DynamoAppRecordStore({ tableName: 'apps', client: quick });
-      const error = await store.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
+      const error = await store.records.get('aws_batch://torchx/q:x').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(StoreUnavailableError);
       expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     } finally {

@@ -27,13 +27,13 @@ const HANDLE = 'aws_batch://torchx/gpu-queue:trainer-k3x9';
 
 describe('DynamoAppRecordStore idempotency keys', () => {
   it('reserves a new key', async () => {
-    expect(await store.reserveIdempotencyKey(ALICE, freshKey(), 'hash-a', T0)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve(ALICE, freshKey(), 'hash-a', T0)).toEqual({ reserved: true });
   });
 
   it('returns the existing reservation to a second caller', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-b', T0 + 5)).toEqual({
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-b', T0 + 5)).toEqual({
       reserved: false,
       requestHash: 'hash-a',
       reservedAt: T0,
@@ -48,9 +48,9 @@ describe('DynamoAppRecordStore idempotency keys', () => {
       issues: [{ path: 'scheduler', message: 'needs AWS' }],
       retryable: false,
     };
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    await store.completeIdempotencyKey(ALICE, key, HANDLE, rejection);
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 5)).toEqual({
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    await store.idempotency.complete(ALICE, key, HANDLE, rejection);
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-a', T0 + 5)).toEqual({
       reserved: false,
       handle: HANDLE,
       rejection,
@@ -61,9 +61,9 @@ describe('DynamoAppRecordStore idempotency keys', () => {
 
   it('returns the handle once the reservation is completed', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    await store.completeIdempotencyKey(ALICE, key, HANDLE);
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 5)).toEqual({
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    await store.idempotency.complete(ALICE, key, HANDLE);
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-a', T0 + 5)).toEqual({
       reserved: false,
       handle: HANDLE,
       requestHash: 'hash-a',
@@ -74,7 +74,7 @@ describe('DynamoAppRecordStore idempotency keys', () => {
   it('lets exactly one of 50 concurrent reservations win', async () => {
     const key = freshKey();
     const results = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.reserveIdempotencyKey(ALICE, key, `hash-${i}`, T0 + i)),
+      Array.from({ length: 50 }, (_, i) => store.idempotency.reserve(ALICE, key, `hash-${i}`, T0 + i)),
     );
     const winners = results.flatMap((r, i) => (r.reserved ? [i] : []));
     expect(winners).toHaveLength(1);
@@ -86,52 +86,52 @@ describe('DynamoAppRecordStore idempotency keys', () => {
   });
 
   it('keeps owners apart, even when the parts contain the separator', async () => {
-    expect(await store.reserveIdempotencyKey('a#b', 'c', 'h1', T0)).toEqual({ reserved: true });
-    expect(await store.reserveIdempotencyKey('a', 'b#c', 'h2', T0)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve('a#b', 'c', 'h1', T0)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve('a', 'b#c', 'h2', T0)).toEqual({ reserved: true });
     const key = freshKey();
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'h', T0)).toEqual({ reserved: true });
-    expect(await store.reserveIdempotencyKey(BOB, key, 'h', T0)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve(ALICE, key, 'h', T0)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve(BOB, key, 'h', T0)).toEqual({ reserved: true });
   });
 
   it('releases an unfinished reservation so a retry can reserve again', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    await store.releaseIdempotencyKey(ALICE, key);
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 10)).toEqual({ reserved: true });
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    await store.idempotency.release(ALICE, key);
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-a', T0 + 10)).toEqual({ reserved: true });
   });
 
   it('never releases a completed reservation', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    await store.completeIdempotencyKey(ALICE, key, HANDLE);
-    await store.releaseIdempotencyKey(ALICE, key);
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0 + 10)).toMatchObject({
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    await store.idempotency.complete(ALICE, key, HANDLE);
+    await store.idempotency.release(ALICE, key);
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-a', T0 + 10)).toMatchObject({
       reserved: false,
       handle: HANDLE,
     });
   });
 
   it('ignores the release of an unknown key', async () => {
-    await expect(store.releaseIdempotencyKey(ALICE, freshKey())).resolves.toBeUndefined();
+    await expect(store.idempotency.release(ALICE, freshKey())).resolves.toBeUndefined();
   });
 
   it('completes idempotently with the same handle and refuses another handle', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
-    await store.completeIdempotencyKey(ALICE, key, HANDLE);
-    await expect(store.completeIdempotencyKey(ALICE, key, HANDLE)).resolves.toBeUndefined();
-    await expect(
-      store.completeIdempotencyKey(ALICE, key, 'aws_batch://torchx/q:other'),
-    ).rejects.toBeInstanceOf(IdempotencyReservationError);
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
+    await store.idempotency.complete(ALICE, key, HANDLE);
+    await expect(store.idempotency.complete(ALICE, key, HANDLE)).resolves.toBeUndefined();
+    await expect(store.idempotency.complete(ALICE, key, 'aws_batch://torchx/q:other')).rejects.toBeInstanceOf(
+      IdempotencyReservationError,
+    );
   });
 
   it('refuses to complete a key that was never reserved', async () => {
-    await expect(store.completeIdempotencyKey(ALICE, freshKey(), HANDLE)).rejects.toThrow(/no reservation/);
+    await expect(store.idempotency.complete(ALICE, freshKey(), HANDLE)).rejects.toThrow(/no reservation/);
   });
 
   it('stores the reservation with a 24 h TTL', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
     const { Item } = await db.itemClient.get({
       TableName: db.tableName,
       Key: { pk: `IDEM#${encodeURIComponent(ALICE)}#${key}`, sk: 'I' },
@@ -147,10 +147,10 @@ describe('DynamoAppRecordStore idempotency keys', () => {
 
   it('treats a reservation past its TTL as free (TTL deletion is eventual)', async () => {
     const key = freshKey();
-    await store.reserveIdempotencyKey(ALICE, key, 'hash-a', T0);
+    await store.idempotency.reserve(ALICE, key, 'hash-a', T0);
     const later = T0 + (DEFAULT_IDEMPOTENCY_TTL_SECONDS + 1) * 1000;
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-b', later)).toEqual({ reserved: true });
-    expect(await store.reserveIdempotencyKey(ALICE, key, 'hash-c', later)).toMatchObject({
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-b', later)).toEqual({ reserved: true });
+    expect(await store.idempotency.reserve(ALICE, key, 'hash-c', later)).toMatchObject({
       requestHash: 'hash-b',
     });
   });
@@ -160,7 +160,7 @@ describe('DynamoAppRecordStore idempotency keys', () => {
     ['idempotencyKey', ALICE, 'k'.repeat(256)],
     ['owner', '', 'key'],
   ])('rejects a bad %s', async (path, owner, key) => {
-    const error = await store.reserveIdempotencyKey(owner, key, 'hash', T0).catch((e: unknown) => e);
+    const error = await store.idempotency.reserve(owner, key, 'hash', T0).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
   });
@@ -171,21 +171,21 @@ describe('DynamoAppRecordStore idempotency keys', () => {
 
     it('recognises its own holder (a retried Put whose first response was lost) as reserved', async () => {
       const key = freshKey();
+      expect(await store.idempotency.reserve(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 })).toEqual(
+        {
+          reserved: true,
+        },
+      );
       expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 }),
-      ).toEqual({
-        reserved: true,
-      });
-      expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 1, { holder: A, until: T0 + 30_000 }),
+        await store.idempotency.reserve(ALICE, key, 'h', T0 + 1, { holder: A, until: T0 + 30_000 }),
       ).toEqual({ reserved: true });
     });
 
     it('shows the holder and its lease to another request while the lease runs', async () => {
       const key = freshKey();
-      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      await store.idempotency.reserve(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
       expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 29_999, { holder: B, until: T0 + 60_000 }),
+        await store.idempotency.reserve(ALICE, key, 'h', T0 + 29_999, { holder: B, until: T0 + 60_000 }),
       ).toEqual({
         reserved: false,
         requestHash: 'h',
@@ -197,10 +197,10 @@ describe('DynamoAppRecordStore idempotency keys', () => {
 
     it('lets the same request take over once the lease has ended, exactly once among concurrent retries', async () => {
       const key = freshKey();
-      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      await store.idempotency.reserve(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
       const retries = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 30_000, {
+          store.idempotency.reserve(ALICE, key, 'h', T0 + 30_000, {
             holder: `aws_batch://torchx/q:retry-${i}`,
             until: T0 + 60_000,
           }),
@@ -211,7 +211,7 @@ describe('DynamoAppRecordStore idempotency keys', () => {
       // The winner asking again (its UpdateItem response lost) still holds it, and still learns whom it replaced.
       const winner = retries.findIndex((r) => r.reserved);
       expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 30_001, {
+        await store.idempotency.reserve(ALICE, key, 'h', T0 + 30_001, {
           holder: `aws_batch://torchx/q:retry-${winner}`,
           until: T0 + 60_000,
         }),
@@ -220,16 +220,16 @@ describe('DynamoAppRecordStore idempotency keys', () => {
 
     it('never lets a different request body take over, nor anyone take over a completed reservation', async () => {
       const key = freshKey();
-      await store.reserveIdempotencyKey(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
+      await store.idempotency.reserve(ALICE, key, 'h', T0, { holder: A, until: T0 + 30_000 });
       expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'other', T0 + 60_000, {
+        await store.idempotency.reserve(ALICE, key, 'other', T0 + 60_000, {
           holder: B,
           until: T0 + 90_000,
         }),
       ).toMatchObject({ reserved: false, requestHash: 'h', holder: A });
-      await store.completeIdempotencyKey(ALICE, key, A);
+      await store.idempotency.complete(ALICE, key, A);
       expect(
-        await store.reserveIdempotencyKey(ALICE, key, 'h', T0 + 60_000, { holder: B, until: T0 + 90_000 }),
+        await store.idempotency.reserve(ALICE, key, 'h', T0 + 60_000, { holder: B, until: T0 + 90_000 }),
       ).toEqual({ reserved: false, requestHash: 'h', reservedAt: T0, handle: A });
     });
   });

@@ -20,8 +20,8 @@ beforeAll(async () => {
     const owner = owners[i % owners.length] ?? ALICE;
     const scheduler = i % 2 === 0 ? 'aws_batch' : 'aws_sagemaker';
     const input = newRecord({ owner, scheduler, createdAt: T0 + i * 1000 });
-    await store.create(input);
-    if (i % 5 === 0) await store.transition(input.handle, event('RUNNING', 0, T0 + i * 1000 + 1));
+    await store.records.create(input);
+    if (i % 5 === 0) await store.records.transition(input.handle, event('RUNNING', 0, T0 + i * 1000 + 1));
     created.push({ handle: input.handle, owner, createdAt: input.createdAt, scheduler });
   }
 });
@@ -38,7 +38,11 @@ describe('DynamoAppRecordStore.list with ALL_OWNERS', () => {
     const seen: string[] = [];
     let nextToken: string | undefined;
     do {
-      const page = await store.list({ owner: ALL_OWNERS, limit: 7, ...(nextToken ? { nextToken } : {}) });
+      const page = await store.queries.list({
+        owner: ALL_OWNERS,
+        limit: 7,
+        ...(nextToken ? { nextToken } : {}),
+      });
       seen.push(...page.records.map((r) => r.handle));
       nextToken = page.nextToken;
     } while (nextToken);
@@ -49,19 +53,19 @@ describe('DynamoAppRecordStore.list with ALL_OWNERS', () => {
   });
 
   it('applies filters as an owner listing does', async () => {
-    const page = await store.list({ owner: ALL_OWNERS, scheduler: 'aws_sagemaker', limit: 100 });
+    const page = await store.queries.list({ owner: ALL_OWNERS, scheduler: 'aws_sagemaker', limit: 100 });
     expect(page.records.map((r) => r.handle)).toEqual(newestFirst((c) => c.scheduler === 'aws_sagemaker'));
   });
 
   it('queries the byCreated index and never scans the table', async () => {
-    const sent = await sentCommands(db.client, () => store.list({ owner: ALL_OWNERS, limit: 5 }));
+    const sent = await sentCommands(db.client, () => store.queries.list({ owner: ALL_OWNERS, limit: 5 }));
     expect(sent.map((call) => call.operation)).not.toContain('Scan');
     const queries = sent.filter((call) => call.operation === 'Query').map((call) => call.input);
     expect(queries.map((input) => input.IndexName)).toEqual(['byCreated']);
   });
 
   it("an owner literally named 'all' sees only its own records", async () => {
-    const page = await store.list({ owner: 'all', limit: 100 });
+    const page = await store.queries.list({ owner: 'all', limit: 100 });
     expect(page.records.map((r) => r.handle)).toEqual(newestFirst((c) => c.owner === 'all'));
   });
 });

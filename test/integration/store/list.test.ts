@@ -37,13 +37,14 @@ beforeAll(async () => {
         appId: `app-${String(i).padStart(3, '0')}`,
         createdAt: T0 + i * 1000,
       });
-      await store.create(input);
-      if (state !== 'SUBMITTED') await store.transition(input.handle, event(state, 0, T0 + i * 1000 + 1));
+      await store.records.create(input);
+      if (state !== 'SUBMITTED')
+        await store.records.transition(input.handle, event(state, 0, T0 + i * 1000 + 1));
       handles[i] = input.handle;
       seeded[i] = { handle: input.handle, scheduler, session, state, createdAt: input.createdAt };
     }),
   );
-  await store.create(newRecord({ owner: BOB, createdAt: T0 + 5000 }));
+  await store.records.create(newRecord({ owner: BOB, createdAt: T0 + 5000 }));
 });
 afterAll(() => db.close());
 
@@ -55,11 +56,11 @@ function expected(match: (s: Seeded) => boolean): string[] {
     .map((s) => s.handle);
 }
 
-async function listAll(query: Omit<Parameters<DynamoAppRecordStore['list']>[0], 'nextToken'>) {
+async function listAll(query: Omit<Parameters<DynamoAppRecordStore['queries']['list']>[0], 'nextToken'>) {
   const pages: string[][] = [];
   let nextToken: string | undefined;
   do {
-    const page = await store.list({ ...query, ...(nextToken ? { nextToken } : {}) });
+    const page = await store.queries.list({ ...query, ...(nextToken ? { nextToken } : {}) });
     pages.push(page.records.map((r) => r.handle));
     nextToken = page.nextToken;
   } while (nextToken && pages.length < 50);
@@ -68,7 +69,7 @@ async function listAll(query: Omit<Parameters<DynamoAppRecordStore['list']>[0], 
 
 describe('DynamoAppRecordStore.list', () => {
   it('returns an owner’s records newest first, 50 by default', async () => {
-    const page = await store.list({ owner: ALICE });
+    const page = await store.queries.list({ owner: ALICE });
     expect(page.records.map((r) => r.handle)).toEqual(expected(() => true).slice(0, 50));
     expect(page.nextToken).toEqual(expect.any(String));
   });
@@ -85,11 +86,13 @@ describe('DynamoAppRecordStore.list', () => {
   });
 
   it('shows only the owner’s own records', async () => {
-    const page = await store.list({ owner: BOB });
+    const page = await store.queries.list({ owner: BOB });
     expect(page.records).toHaveLength(1);
     expect(page.records[0]?.owner).toBe(BOB);
     expect(page.nextToken).toBeUndefined();
-    expect((await store.list({ owner: 'arn:aws:iam::123456789012:user/nobody' })).records).toEqual([]);
+    expect((await store.queries.list({ owner: 'arn:aws:iam::123456789012:user/nobody' })).records).toEqual(
+      [],
+    );
   });
 
   it('filters by scheduler across pages', async () => {
@@ -104,9 +107,9 @@ describe('DynamoAppRecordStore.list', () => {
   });
 
   it('treats an empty state list as any state', async () => {
-    expect((await store.list({ owner: ALICE, states: [], limit: 5 })).records.map((r) => r.handle)).toEqual(
-      expected(() => true).slice(0, 5),
-    );
+    expect(
+      (await store.queries.list({ owner: ALICE, states: [], limit: 5 })).records.map((r) => r.handle),
+    ).toEqual(expected(() => true).slice(0, 5));
   });
 
   it('filters by session', async () => {
@@ -143,9 +146,11 @@ describe('DynamoAppRecordStore.list', () => {
     const expiredOwner = 'arn:aws:iam::123456789012:user/expired';
     const gone = newRecord({ owner: expiredOwner, state: 'SUCCEEDED', createdAt: T0 - 200 * 86_400_000 });
     const kept = newRecord({ owner: expiredOwner, createdAt: T0 - 200 * 86_400_000 + 1 });
-    await store.create(gone);
-    await store.create(kept);
-    expect((await store.list({ owner: expiredOwner })).records.map((r) => r.handle)).toEqual([kept.handle]);
+    await store.records.create(gone);
+    await store.records.create(kept);
+    expect((await store.queries.list({ owner: expiredOwner })).records.map((r) => r.handle)).toEqual([
+      kept.handle,
+    ]);
   });
 
   it.each([
@@ -160,15 +165,19 @@ describe('DynamoAppRecordStore.list', () => {
     ['states.1', { states: ['RUNNING', 'running'] as AppState[] }],
     ['owner', { owner: '' }],
   ])('rejects a bad %s with a ValidationError naming it', async (path, query) => {
-    const error = await store.list({ owner: ALICE, ...query }).catch((e: unknown) => e);
+    const error = await store.queries.list({ owner: ALICE, ...query }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
   });
 
   it('returns nothing when the token is already older than `since`', async () => {
-    const first = await store.list({ owner: ALICE, limit: 100 });
+    const first = await store.queries.list({ owner: ALICE, limit: 100 });
     expect(first.nextToken).toBeDefined();
-    const page = await store.list({ owner: ALICE, since: T0 + 100_000, nextToken: first.nextToken ?? '' });
+    const page = await store.queries.list({
+      owner: ALICE,
+      since: T0 + 100_000,
+      nextToken: first.nextToken ?? '',
+    });
     expect(page).toEqual({ records: [] });
   });
 });
@@ -180,46 +189,49 @@ describe('DynamoAppRecordStore.listActive', () => {
     const batch: AppRecord[] = [];
     for (let i = 0; i < 7; i++) {
       freshClock.now = T0 + i;
-      batch.push((await fresh.create(newRecord({ createdAt: T0 + i }))).record);
+      batch.push((await fresh.records.create(newRecord({ createdAt: T0 + i }))).record);
     }
-    await fresh.create(newRecord({ scheduler: 'aws_sagemaker', appId: 'sm-1' }));
+    await fresh.records.create(newRecord({ scheduler: 'aws_sagemaker', appId: 'sm-1' }));
     freshClock.now = T0 + 100;
-    await fresh.transition(batch[0]!.handle, event('RUNNING', 0, T0 + 50));
-    await fresh.transition(batch[1]!.handle, event('SUCCEEDED', 0, T0 + 50));
-    await fresh.transition(batch[2]!.handle, event('CANCELLED', 0, T0 + 50));
+    await fresh.records.transition(batch[0]!.handle, event('RUNNING', 0, T0 + 50));
+    await fresh.records.transition(batch[1]!.handle, event('SUCCEEDED', 0, T0 + 50));
+    await fresh.records.transition(batch[2]!.handle, event('CANCELLED', 0, T0 + 50));
 
     const pages: string[][] = [];
     let nextToken: string | undefined;
     do {
-      const page = await fresh.listActive('aws_batch', 2, nextToken);
+      const page = await fresh.queries.listActive('aws_batch', 2, nextToken);
       pages.push(page.records.map((r) => r.handle));
       nextToken = page.nextToken;
     } while (nextToken);
     expect(pages.flat()).toEqual([3, 4, 5, 6, 0].map((i) => batch[i]!.handle));
     expect(pages.map((p) => p.length)).toEqual([2, 2, 1]);
-    expect((await fresh.listActive('aws_sagemaker')).records.map((r) => r.appId)).toEqual(['sm-1']);
-    expect((await fresh.listActive('local_cwd')).records).toEqual([]);
+    expect((await fresh.queries.listActive('aws_sagemaker')).records.map((r) => r.appId)).toEqual(['sm-1']);
+    expect((await fresh.queries.listActive('local_cwd')).records).toEqual([]);
   });
 
   it('rejects a list token as a listActive token', async () => {
-    const { nextToken } = await store.list({ owner: ALICE, limit: 1 });
-    await expect(store.listActive('aws_batch', 10, nextToken)).rejects.toMatchObject({
+    const { nextToken } = await store.queries.list({ owner: ALICE, limit: 1 });
+    await expect(store.queries.listActive('aws_batch', 10, nextToken)).rejects.toMatchObject({
       issues: [{ path: 'nextToken' }],
     });
   });
 
   it('rejects a bad limit', async () => {
-    await expect(store.listActive('aws_batch', 0)).rejects.toBeInstanceOf(ValidationError);
+    await expect(store.queries.listActive('aws_batch', 0)).rejects.toBeInstanceOf(ValidationError);
   });
 
   it('moves a record to the back of the queue when it is updated', async () => {
     const table = await db.createTable();
     const { store: fresh, clock: freshClock } = makeStore(db.client, table);
     freshClock.now = T0;
-    const a = (await fresh.create(newRecord({ createdAt: T0 }))).record;
-    const b = (await fresh.create(newRecord({ createdAt: T0 }))).record;
+    const a = (await fresh.records.create(newRecord({ createdAt: T0 }))).record;
+    const b = (await fresh.records.create(newRecord({ createdAt: T0 }))).record;
     freshClock.now = T0 + 10;
-    await fresh.transition(a.handle, event('PENDING', 0, T0 + 5));
-    expect((await fresh.listActive('aws_batch')).records.map((r) => r.handle)).toEqual([b.handle, a.handle]);
+    await fresh.records.transition(a.handle, event('PENDING', 0, T0 + 5));
+    expect((await fresh.queries.listActive('aws_batch')).records.map((r) => r.handle)).toEqual([
+      b.handle,
+      a.handle,
+    ]);
   });
 });

@@ -33,7 +33,7 @@ async function rawItem(handle: string): Promise<Record<string, unknown> | undefi
 describe('DynamoAppRecordStore.create', () => {
   it('stores a new record with defaults and returns created: true', async () => {
     const input = newRecord();
-    const { record, created } = await store.create(input);
+    const { record, created } = await store.records.create(input);
     expect(created).toBe(true);
     expect(record).toEqual({
       ...input,
@@ -44,22 +44,27 @@ describe('DynamoAppRecordStore.create', () => {
       updatedAt: input.createdAt,
       history: [],
     });
-    expect(await store.get(input.handle)).toEqual(record);
+    expect(await store.records.get(input.handle)).toEqual(record);
   });
 
   it('creates once: a second create returns created: false and the original record', async () => {
     const input = newRecord();
-    const first = await store.create(input);
-    const second = await store.create({ ...input, name: 'impostor', state: 'RUNNING', createdAt: T0 + 5 });
+    const first = await store.records.create(input);
+    const second = await store.records.create({
+      ...input,
+      name: 'impostor',
+      state: 'RUNNING',
+      createdAt: T0 + 5,
+    });
     expect(second.created).toBe(false);
     expect(second.record).toEqual(first.record);
-    expect((await store.get(input.handle))?.name).toBe('trainer');
+    expect((await store.records.get(input.handle))?.name).toBe('trainer');
   });
 
   it('lets exactly one of many concurrent creates of the same handle win', async () => {
     const input = newRecord();
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store.create({ ...input, name: `attempt-${i}` })),
+      Array.from({ length: 20 }, (_, i) => store.records.create({ ...input, name: `attempt-${i}` })),
     );
     const winners = results.filter((r) => r.created);
     expect(winners).toHaveLength(1);
@@ -68,7 +73,7 @@ describe('DynamoAppRecordStore.create', () => {
 
   it('writes the index keys and the version next to the record', async () => {
     const input = newRecord({ createdAt: T0 + 123 });
-    await store.create(input);
+    await store.records.create(input);
     expect(await rawItem(input.handle)).toMatchObject({
       entity: 'App',
       ownerKey: ALICE,
@@ -83,7 +88,7 @@ describe('DynamoAppRecordStore.create', () => {
 
   it('gives a record created in a terminal state a TTL and no activeKey', async () => {
     const input = newRecord({ state: 'FAILED', reason: 'submit failed' });
-    await store.create(input);
+    await store.records.create(input);
     const item = await rawItem(input.handle);
     expect(item?.activeKey).toBeUndefined();
     expect(item?.expiresAt).toBe(Math.floor(input.createdAt / 1000) + DEFAULT_RETENTION_DAYS * 86_400);
@@ -91,11 +96,11 @@ describe('DynamoAppRecordStore.create', () => {
 
   it('keeps optional fields only when given', async () => {
     const input = newRecord({ idempotencyKey: 'key-1', uiUrl: 'https://console.aws.amazon.com/batch' });
-    const { record } = await store.create(input);
+    const { record } = await store.records.create(input);
     expect(record.idempotencyKey).toBe('key-1');
     expect(record.uiUrl).toBe('https://console.aws.amazon.com/batch');
     expect('reason' in record).toBe(false);
-    expect('reason' in ((await store.get(input.handle)) ?? {})).toBe(false);
+    expect('reason' in ((await store.records.get(input.handle)) ?? {})).toBe(false);
   });
 
   it.each([
@@ -107,7 +112,7 @@ describe('DynamoAppRecordStore.create', () => {
     ['handle', { handle: 'aws_sagemaker://torchx/a' }],
   ])('rejects a record with a bad %s before writing', async (path, overrides) => {
     const input = newRecord(overrides);
-    const error = await store.create(input).catch((e: unknown) => e);
+    const error = await store.records.create(input).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toContain(path);
     expect(await rawItem(input.handle)).toBeUndefined();
@@ -117,7 +122,7 @@ describe('DynamoAppRecordStore.create', () => {
     const input = newRecord();
     const role = input.app.roles[0]!;
     input.app.roles = [{ ...role, env: { ...role.env, BLOB: 'x'.repeat(MAX_NEW_RECORD_BYTES) } }];
-    const error = await store.create(input).catch((e: unknown) => e);
+    const error = await store.records.create(input).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues).toEqual([
       { path: 'app', message: expect.stringContaining('at most 300 KB') },
@@ -129,89 +134,94 @@ describe('DynamoAppRecordStore.create', () => {
     const input = newRecord();
     const role = input.app.roles[0]!;
     input.app.roles = [{ ...role, env: { ...role.env, BLOB: 'x'.repeat(MAX_NEW_RECORD_BYTES - 2048) } }];
-    expect((await store.create(input)).created).toBe(true);
+    expect((await store.records.create(input)).created).toBe(true);
   });
 });
 
 describe('DynamoAppRecordStore.get', () => {
   it('returns undefined for an unknown handle', async () => {
-    expect(await store.get('aws_batch://torchx/q:nope')).toBeUndefined();
+    expect(await store.records.get('aws_batch://torchx/q:nope')).toBeUndefined();
   });
 
   it('treats a record past its TTL as gone (DynamoDB deletes expired items only eventually)', async () => {
     const input = newRecord({ state: 'SUCCEEDED' });
-    await store.create(input);
+    await store.records.create(input);
     const expiresAt = Math.floor(input.createdAt / 1000) + DEFAULT_RETENTION_DAYS * 86_400;
     clock.now = expiresAt * 1000 + 1000;
     try {
-      expect(await store.get(input.handle)).toBeUndefined();
+      expect(await store.records.get(input.handle)).toBeUndefined();
       expect(await rawItem(input.handle)).toBeDefined();
     } finally {
       clock.now = T0 + 60_000;
     }
-    expect(await store.get(input.handle)).toBeDefined();
+    expect(await store.records.get(input.handle)).toBeDefined();
   });
 });
 
 describe('DynamoAppRecordStore.findByNativeName', () => {
   it('finds the record by scheduler and native name', async () => {
     const input = newRecord({ nativeName: 'ddp-k3x9', appId: 'gpu-queue:ddp-k3x9' });
-    const { record } = await store.create(input);
-    expect(await store.findByNativeName('aws_batch', 'ddp-k3x9')).toEqual(record);
+    const { record } = await store.records.create(input);
+    expect(await store.queries.findByNativeName('aws_batch', 'ddp-k3x9')).toEqual(record);
   });
 
   it('does not confuse schedulers with the same native name', async () => {
-    await store.create(newRecord({ nativeName: 'shared-name', appId: 'q:shared-name' }));
+    await store.records.create(newRecord({ nativeName: 'shared-name', appId: 'q:shared-name' }));
     const sagemaker = newRecord({
       scheduler: 'aws_sagemaker',
       nativeName: 'shared-name',
       appId: 'shared-name',
     });
-    await store.create(sagemaker);
-    expect((await store.findByNativeName('aws_sagemaker', 'shared-name'))?.handle).toBe(sagemaker.handle);
-    expect((await store.findByNativeName('aws_batch', 'shared-name'))?.scheduler).toBe('aws_batch');
+    await store.records.create(sagemaker);
+    expect((await store.queries.findByNativeName('aws_sagemaker', 'shared-name'))?.handle).toBe(
+      sagemaker.handle,
+    );
+    expect((await store.queries.findByNativeName('aws_batch', 'shared-name'))?.scheduler).toBe('aws_batch');
   });
 
   it('returns the newest record when a native name was reused', async () => {
-    await store.create(newRecord({ nativeName: 'reused', appId: 'q1:reused', createdAt: T0 }));
+    await store.records.create(newRecord({ nativeName: 'reused', appId: 'q1:reused', createdAt: T0 }));
     const newer = newRecord({ nativeName: 'reused', appId: 'q2:reused', createdAt: T0 + 10 });
-    await store.create(newer);
-    expect((await store.findByNativeName('aws_batch', 'reused'))?.handle).toBe(newer.handle);
+    await store.records.create(newer);
+    expect((await store.queries.findByNativeName('aws_batch', 'reused'))?.handle).toBe(newer.handle);
   });
 
   it('returns the current record, not the index copy', async () => {
     const input = newRecord();
-    await store.create(input);
-    await store.transition(input.handle, event('RUNNING', 0, T0 + 5));
-    expect((await store.findByNativeName('aws_batch', input.nativeName))?.state).toBe('RUNNING');
+    await store.records.create(input);
+    await store.records.transition(input.handle, event('RUNNING', 0, T0 + 5));
+    expect((await store.queries.findByNativeName('aws_batch', input.nativeName))?.state).toBe('RUNNING');
   });
 
   it('returns undefined when nothing matches', async () => {
-    expect(await store.findByNativeName('aws_batch', 'no-such-job')).toBeUndefined();
-    expect(await store.findByNativeName('', '')).toBeUndefined();
+    expect(await store.queries.findByNativeName('aws_batch', 'no-such-job')).toBeUndefined();
+    expect(await store.queries.findByNativeName('', '')).toBeUndefined();
   });
 });
 
 describe('DynamoAppRecordStore.markCancelRequested', () => {
   it('records the first cancel request and keeps it on repeats', async () => {
     const input = newRecord();
-    await store.create(input);
-    await store.markCancelRequested(input.handle, T0 + 100);
-    await store.markCancelRequested(input.handle, T0 + 200);
-    expect((await store.get(input.handle))?.cancelRequestedAt).toBe(T0 + 100);
+    await store.records.create(input);
+    await store.records.markCancelRequested(input.handle, T0 + 100);
+    await store.records.markCancelRequested(input.handle, T0 + 200);
+    expect((await store.records.get(input.handle))?.cancelRequestedAt).toBe(T0 + 100);
   });
 
   it('does not disturb transitions', async () => {
     const input = newRecord();
-    await store.create(input);
-    await store.markCancelRequested(input.handle, T0 + 100);
-    const outcome = await store.transition(input.handle, event('CANCELLED', 0, T0 + 150));
+    await store.records.create(input);
+    await store.records.markCancelRequested(input.handle, T0 + 100);
+    const outcome = await store.records.transition(input.handle, event('CANCELLED', 0, T0 + 150));
     expect(outcome.applied).toBe(true);
-    expect(await store.get(input.handle)).toMatchObject({ state: 'CANCELLED', cancelRequestedAt: T0 + 100 });
+    expect(await store.records.get(input.handle)).toMatchObject({
+      state: 'CANCELLED',
+      cancelRequestedAt: T0 + 100,
+    });
   });
 
   it('throws UnknownAppError for an unknown handle', async () => {
-    await expect(store.markCancelRequested('aws_batch://torchx/q:ghost', T0)).rejects.toBeInstanceOf(
+    await expect(store.records.markCancelRequested('aws_batch://torchx/q:ghost', T0)).rejects.toBeInstanceOf(
       UnknownAppError,
     );
   });
@@ -220,9 +230,9 @@ describe('DynamoAppRecordStore.markCancelRequested', () => {
 describe('DynamoAppRecordStore keys', () => {
   it('finds a record under any session of its handle (records are keyed by scheduler and app id)', async () => {
     const input = newRecord({ handle: 'aws_batch://s1/q:keyed-by-app-id', appId: 'q:keyed-by-app-id' });
-    await store.create(input);
-    const found = await store.get('aws_batch://another-session/q:keyed-by-app-id');
+    await store.records.create(input);
+    const found = await store.records.get('aws_batch://another-session/q:keyed-by-app-id');
     expect(found?.handle).toBe('aws_batch://s1/q:keyed-by-app-id');
-    expect(await store.get('aws_sagemaker://s1/q:keyed-by-app-id')).toBeUndefined();
+    expect(await store.records.get('aws_sagemaker://s1/q:keyed-by-app-id')).toBeUndefined();
   });
 });

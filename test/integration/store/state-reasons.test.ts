@@ -35,8 +35,8 @@ function pending(stateReason?: StateReason, eventTime = T0): AppStateTransition 
 }
 
 async function pendingRecord(): Promise<AppRecord> {
-  const { record } = await store.create(newRecord());
-  const outcome = await store.transition(record.handle, pending());
+  const { record } = await store.records.create(newRecord());
+  const outcome = await store.records.transition(record.handle, pending());
   if (!outcome.applied) throw new Error('setup: PENDING not applied');
   return outcome.record;
 }
@@ -49,9 +49,9 @@ function fixture(name: string): StateChangeEnvelope {
 describe('DynamoAppRecordStore.transition with state reasons', () => {
   it('applies a reason that arrives for the same state at the same event time (Batch RUNNABLE → blocked)', async () => {
     const record = await pendingRecord();
-    const outcome = await store.transition(record.handle, pending(CAPACITY));
+    const outcome = await store.records.transition(record.handle, pending(CAPACITY));
     expect(outcome.applied).toBe(true);
-    const stored = await store.get(record.handle);
+    const stored = await store.records.get(record.handle);
     expect(stored?.state).toBe('PENDING');
     expect(stored?.stateReason).toEqual(CAPACITY);
     expect(stored?.lastEventTime).toBe(T0);
@@ -61,46 +61,46 @@ describe('DynamoAppRecordStore.transition with state reasons', () => {
 
   it('keeps since-when when the same reason is reported again later', async () => {
     const record = await pendingRecord();
-    await store.transition(record.handle, pending(CAPACITY));
+    await store.records.transition(record.handle, pending(CAPACITY));
     const later = { ...CAPACITY, since: new Date(T0 + 40 * 60_000).toISOString() };
     // The same reason again, in a fresher report (a later describe): nothing new to say.
-    const repeat = await store.transition(record.handle, pending(later));
+    const repeat = await store.records.transition(record.handle, pending(later));
     expect(repeat).toMatchObject({ applied: false, reason: 'duplicate' });
     // A fresher event with the same reason applies, and still holds since the first report.
-    await store.transition(record.handle, pending(later, T0 + 1));
-    expect((await store.get(record.handle))?.stateReason?.since).toBe(CAPACITY.since);
+    await store.records.transition(record.handle, pending(later, T0 + 1));
+    expect((await store.records.get(record.handle))?.stateReason?.since).toBe(CAPACITY.since);
   });
 
   it('turns away an older reason delivered after a newer one', async () => {
     const record = await pendingRecord();
-    await store.transition(record.handle, pending(CAPACITY));
+    await store.records.transition(record.handle, pending(CAPACITY));
     const older: StateReason = {
       text: 'MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT - …',
       code: 'MISCONFIGURATION:JOB_RESOURCE_REQUIREMENT',
       since: new Date(T0 + 1_000).toISOString(),
       source: 'aws_batch',
     };
-    expect(await store.transition(record.handle, pending(older))).toMatchObject({ applied: false });
-    expect((await store.get(record.handle))?.stateReason).toEqual(CAPACITY);
+    expect(await store.records.transition(record.handle, pending(older))).toMatchObject({ applied: false });
+    expect((await store.records.get(record.handle))?.stateReason).toEqual(CAPACITY);
   });
 
   it('drops the reason when the app moves on to RUNNING without one, and never leaves a terminal state for a reason', async () => {
     const record = await pendingRecord();
-    await store.transition(record.handle, pending(CAPACITY));
-    await store.transition(record.handle, {
+    await store.records.transition(record.handle, pending(CAPACITY));
+    await store.records.transition(record.handle, {
       state: 'RUNNING',
       eventTime: T0 + 5,
       attempt: 0,
       source: 'event',
     });
-    expect((await store.get(record.handle))?.stateReason).toBeUndefined();
-    await store.transition(record.handle, {
+    expect((await store.records.get(record.handle))?.stateReason).toBeUndefined();
+    await store.records.transition(record.handle, {
       state: 'FAILED',
       eventTime: T0 + 9,
       attempt: 0,
       source: 'event',
     });
-    const late = await store.transition(record.handle, {
+    const late = await store.records.transition(record.handle, {
       state: 'FAILED',
       eventTime: T0 + 9,
       attempt: 0,
@@ -117,16 +117,18 @@ describe('a Batch Job Queue Blocked event', () => {
     const routed = mapStateChangeEvent(blocked);
     if ('ignored' in routed) throw new Error(routed.ignored);
     const records = new AppRecords({ store, lateIndexDelaysMs: [] });
-    const head = await store.create(
+    const head = await store.records.create(
       newRecord({ appId: 'ml-gpu-queue:ctl-run-01hzx7k2-train', nativeName: 'ctl-run-01hzx7k2-train' }),
     );
-    await store.transition(head.record.handle, pending(undefined, 1_735_732_800_000));
-    const behind = (await store.create(newRecord({ appId: 'ml-gpu-queue:behind-1', nativeName: 'behind-1' })))
-      .record;
-    await store.transition(behind.handle, pending());
-    const elsewhere = (await store.create(newRecord({ appId: 'cpu-queue:other-1', nativeName: 'other-1' })))
-      .record;
-    await store.transition(elsewhere.handle, pending());
+    await store.records.transition(head.record.handle, pending(undefined, 1_735_732_800_000));
+    const behind = (
+      await store.records.create(newRecord({ appId: 'ml-gpu-queue:behind-1', nativeName: 'behind-1' }))
+    ).record;
+    await store.records.transition(behind.handle, pending());
+    const elsewhere = (
+      await store.records.create(newRecord({ appId: 'cpu-queue:other-1', nativeName: 'other-1' }))
+    ).record;
+    await store.records.transition(elsewhere.handle, pending());
 
     const outcome = await records.applyNativeTransition(
       routed.scheduler,
@@ -141,12 +143,12 @@ describe('a Batch Job Queue Blocked event', () => {
     const { inQueue, stateReason } = routed.queueBlocked ?? { inQueue: () => false, stateReason: CAPACITY };
     expect(await records.applyWaitingReason('aws_batch', inQueue, stateReason)).toBeGreaterThanOrEqual(1);
 
-    const headReason = (await store.get(head.record.handle))?.stateReason;
+    const headReason = (await store.records.get(head.record.handle))?.stateReason;
     expect(headReason?.code).toBe('CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY');
     expect(headReason?.since).toBe('2025-01-01T12:42:00.000Z');
-    const behindReason = (await store.get(behind.handle))?.stateReason;
+    const behindReason = (await store.records.get(behind.handle))?.stateReason;
     expect(behindReason?.code).toBe('CAPACITY:INSUFFICIENT_INSTANCE_CAPACITY');
     expect(behindReason?.text).toMatch(/^the queue is blocked by job ctl-run-01hzx7k2-train: CAPACITY:/);
-    expect((await store.get(elsewhere.handle))?.stateReason).toBeUndefined();
+    expect((await store.records.get(elsewhere.handle))?.stateReason).toBeUndefined();
   });
 });

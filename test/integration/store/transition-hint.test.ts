@@ -32,37 +32,40 @@ const running = (eventTime: number): AppStateTransition => ({
 describe('DynamoAppRecordStore.transition with a current record', () => {
   it('starts from a record it just returned, saving one read', async () => {
     const input = newRecord();
-    await store.create(input);
-    const found = await store.findByNativeName(input.scheduler, input.nativeName);
+    await store.records.create(input);
+    const found = await store.queries.findByNativeName(input.scheduler, input.nativeName);
     calls.length = 0;
-    const outcome = await store.transition(input.handle, running(T0 + 10), found);
+    const outcome = await store.records.transition(input.handle, running(T0 + 10), found);
     expect(outcome).toMatchObject({ applied: true, previous: 'SUBMITTED' });
     expect(calls).toEqual(['UpdateItemCommand']);
   });
 
   it('reads again when the record it was given is no longer current, and still decides right', async () => {
     const input = newRecord();
-    await store.create(input);
-    const stale = await store.get(input.handle);
-    await store.transition(input.handle, running(T0 + 10));
+    await store.records.create(input);
+    const stale = await store.records.get(input.handle);
+    await store.records.transition(input.handle, running(T0 + 10));
     calls.length = 0;
-    const outcome = await store.transition(
+    const outcome = await store.records.transition(
       input.handle,
       { state: 'SUCCEEDED', attempt: 1, eventTime: T0 + 20, source: 'event' },
       stale,
     );
     expect(outcome).toMatchObject({ applied: true, previous: 'RUNNING' });
     expect(calls).toEqual(['UpdateItemCommand', 'GetItemCommand', 'UpdateItemCommand']);
-    expect((await store.get(input.handle))?.history.map((h) => h.to)).toEqual(['RUNNING', 'SUCCEEDED']);
+    expect((await store.records.get(input.handle))?.history.map((h) => h.to)).toEqual([
+      'RUNNING',
+      'SUCCEEDED',
+    ]);
   });
 
   it('turns a duplicate away without writing', async () => {
     const input = newRecord();
-    await store.create(input);
-    await store.transition(input.handle, running(T0 + 10));
-    const current = await store.get(input.handle);
+    await store.records.create(input);
+    await store.records.transition(input.handle, running(T0 + 10));
+    const current = await store.records.get(input.handle);
     calls.length = 0;
-    expect(await store.transition(input.handle, running(T0 + 10), current)).toMatchObject({
+    expect(await store.records.transition(input.handle, running(T0 + 10), current)).toMatchObject({
       applied: false,
       reason: 'duplicate',
     });

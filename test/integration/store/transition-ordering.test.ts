@@ -41,7 +41,7 @@ async function rawItem(handle: string): Promise<Record<string, unknown> | undefi
 
 /** A record with a minimal app, so these many-request tests move small items. */
 async function created(): Promise<AppRecord> {
-  return (await store.create(newRecord({ app: makeAppDef({ name: 'trainer' }), cfg: {} }))).record;
+  return (await store.records.create(newRecord({ app: makeAppDef({ name: 'trainer' }), cfg: {} }))).record;
 }
 
 /** Generous limit for the tests that send thousands of requests, so a busy machine does not fail them. */
@@ -72,8 +72,8 @@ describe('DynamoAppRecordStore.transition under disorder', () => {
       await Promise.all(
         runs.map(async (deliveries) => {
           const record = await created();
-          for (const t of deliveries) await store.transition(record.handle, t);
-          const final = await store.get(record.handle);
+          for (const t of deliveries) await store.records.transition(record.handle, t);
+          const final = await store.records.get(record.handle);
           expect(final).toMatchObject({ state: 'SUCCEEDED', attempt: 2, lastEventTime: T0 + 7000 });
           expectForwardHistory(final!, 'SUBMITTED');
           expect(final?.history.at(-1)?.to).toBe('SUCCEEDED');
@@ -91,8 +91,10 @@ describe('DynamoAppRecordStore.transition under disorder', () => {
         Array.from({ length: 10 }, async () => {
           const record = await created();
           const deliveries = shuffled([...BATCH_LIFECYCLE_WITH_RETRY, ...BATCH_LIFECYCLE_WITH_RETRY], random);
-          const outcomes = await Promise.all(deliveries.map((t) => store.transition(record.handle, t)));
-          const final = await store.get(record.handle);
+          const outcomes = await Promise.all(
+            deliveries.map((t) => store.records.transition(record.handle, t)),
+          );
+          const final = await store.records.get(record.handle);
           expect(final).toMatchObject({ state: 'SUCCEEDED', attempt: 2, lastEventTime: T0 + 7000 });
           expectForwardHistory(final!, 'SUBMITTED');
           const applied = outcomes.filter((o) => o.applied);
@@ -131,10 +133,10 @@ describe('DynamoAppRecordStore.transition under disorder', () => {
     for (let i = 0; i < 25; i++) {
       const record = await created();
       await Promise.all([
-        store.transition(record.handle, event('PENDING', 0, T0 + 1000)),
-        store.transition(record.handle, event('RUNNING', 0, T0 + 3000)),
+        store.records.transition(record.handle, event('PENDING', 0, T0 + 1000)),
+        store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000)),
       ]);
-      expect((await store.get(record.handle))?.state).toBe('RUNNING');
+      expect((await store.records.get(record.handle))?.state).toBe('RUNNING');
     }
   });
 });

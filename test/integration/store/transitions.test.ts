@@ -32,16 +32,17 @@ async function rawItem(handle: string): Promise<Record<string, unknown> | undefi
 }
 
 async function created(overrides: Parameters<typeof newRecord>[0] = {}): Promise<AppRecord> {
-  return (await store.create(newRecord(overrides))).record;
+  return (await store.records.create(newRecord(overrides))).record;
 }
 
 describe('DynamoAppRecordStore.transition', () => {
   it('applies a Batch lifecycle delivered in order, retry included', async () => {
     const record = await created();
     const outcomes = [];
-    for (const t of BATCH_LIFECYCLE_WITH_RETRY) outcomes.push(await store.transition(record.handle, t));
+    for (const t of BATCH_LIFECYCLE_WITH_RETRY)
+      outcomes.push(await store.records.transition(record.handle, t));
     expect(outcomes.every((o) => o.applied)).toBe(true);
-    const final = await store.get(record.handle);
+    const final = await store.records.get(record.handle);
     expect(final).toMatchObject({
       state: 'SUCCEEDED',
       attempt: 2,
@@ -67,7 +68,7 @@ describe('DynamoAppRecordStore.transition', () => {
   it('reports applied transitions with the previous state, the new record and the version written', async () => {
     const record = await created();
     clock.now = T0 + 99_000;
-    const outcome = await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    const outcome = await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
     expect(outcome).toEqual({
       applied: true,
       previous: 'SUBMITTED',
@@ -75,36 +76,36 @@ describe('DynamoAppRecordStore.transition', () => {
       version: 2,
     });
     expect((await rawItem(record.handle))?.version).toBe(2);
-    if (outcome.applied) expect(await store.get(record.handle)).toEqual(outcome.record);
+    if (outcome.applied) expect(await store.records.get(record.handle)).toEqual(outcome.record);
   });
 
   it('treats the same event delivered twice as a duplicate no-op', async () => {
     const record = await created();
-    await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
     const before = await rawItem(record.handle);
-    const outcome = await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    const outcome = await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
     expect(outcome).toMatchObject({ applied: false, reason: 'duplicate', record: { state: 'RUNNING' } });
     expect(await rawItem(record.handle)).toEqual(before);
   });
 
   it('ignores a late event for an earlier state as stale', async () => {
     const record = await created();
-    await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
-    expect(await store.transition(record.handle, event('PENDING', 0, T0 + 1000))).toMatchObject({
+    await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    expect(await store.records.transition(record.handle, event('PENDING', 0, T0 + 1000))).toMatchObject({
       applied: false,
       reason: 'stale',
     });
-    expect(await store.transition(record.handle, event('PENDING', 0, T0 + 9000))).toMatchObject({
+    expect(await store.records.transition(record.handle, event('PENDING', 0, T0 + 9000))).toMatchObject({
       applied: false,
       reason: 'stale',
     });
-    expect((await store.get(record.handle))?.state).toBe('RUNNING');
+    expect((await store.records.get(record.handle))?.state).toBe('RUNNING');
   });
 
   it('moves a retried Batch job from RUNNING back to PENDING because the attempt grew', async () => {
     const record = await created();
-    await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
-    const outcome = await store.transition(record.handle, event('PENDING', 1, T0 + 4000));
+    await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    const outcome = await store.records.transition(record.handle, event('PENDING', 1, T0 + 4000));
     expect(outcome).toMatchObject({
       applied: true,
       previous: 'RUNNING',
@@ -114,20 +115,27 @@ describe('DynamoAppRecordStore.transition', () => {
 
   it('never leaves a terminal state', async () => {
     const record = await created();
-    await store.transition(record.handle, event('FAILED', 1, T0 + 5000, { reason: 'exit 1' }));
+    await store.records.transition(record.handle, event('FAILED', 1, T0 + 5000, { reason: 'exit 1' }));
     for (const t of [
       event('SUCCEEDED', 1, T0 + 6000),
       event('RUNNING', 5, T0 + 9000),
       event('CANCELLED', 9, T0 + 9999),
       event('FAILED', 1, T0 + 5000),
     ]) {
-      expect(await store.transition(record.handle, t)).toMatchObject({ applied: false, reason: 'terminal' });
+      expect(await store.records.transition(record.handle, t)).toMatchObject({
+        applied: false,
+        reason: 'terminal',
+      });
     }
-    expect(await store.get(record.handle)).toMatchObject({ state: 'FAILED', reason: 'exit 1', attempt: 1 });
+    expect(await store.records.get(record.handle)).toMatchObject({
+      state: 'FAILED',
+      reason: 'exit 1',
+      attempt: 1,
+    });
   });
 
   it('reports a missing record', async () => {
-    expect(await store.transition('aws_batch://torchx/q:ghost', event('RUNNING', 0, T0))).toEqual({
+    expect(await store.records.transition('aws_batch://torchx/q:ghost', event('RUNNING', 0, T0))).toEqual({
       applied: false,
       reason: 'missing',
     });
@@ -135,7 +143,7 @@ describe('DynamoAppRecordStore.transition', () => {
 
   it('refreshes details on a later event in the same state without adding history', async () => {
     const record = await created();
-    await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
     const roles = [
       {
         role: 'trainer',
@@ -150,12 +158,12 @@ describe('DynamoAppRecordStore.transition', () => {
         ],
       },
     ];
-    const outcome = await store.transition(
+    const outcome = await store.records.transition(
       record.handle,
       event('RUNNING', 0, T0 + 3500, { roles, numRestarts: 1, uiUrl: 'https://console/job' }),
     );
     expect(outcome.applied).toBe(true);
-    const stored = await store.get(record.handle);
+    const stored = await store.records.get(record.handle);
     expect(stored).toMatchObject({
       roles,
       numRestarts: 1,
@@ -168,11 +176,11 @@ describe('DynamoAppRecordStore.transition', () => {
   it('keeps activeKey and no TTL while running, and swaps them when the app finishes', async () => {
     const record = await created();
     clock.now = T0 + 10_000;
-    await store.transition(record.handle, event('RUNNING', 0, T0 + 3000));
+    await store.records.transition(record.handle, event('RUNNING', 0, T0 + 3000));
     expect(await rawItem(record.handle)).toMatchObject({ activeKey: 'aws_batch', updatedAt: T0 + 10_000 });
     expect((await rawItem(record.handle))?.expiresAt).toBeUndefined();
     clock.now = T0 + 20_000;
-    await store.transition(record.handle, event('SUCCEEDED', 1, T0 + 7000));
+    await store.records.transition(record.handle, event('SUCCEEDED', 1, T0 + 7000));
     const item = await rawItem(record.handle);
     expect(item?.activeKey).toBeUndefined();
     expect(item?.expiresAt).toBe(Math.floor((T0 + 20_000) / 1000) + 7 * 86_400);
@@ -183,11 +191,11 @@ describe('DynamoAppRecordStore.transition', () => {
     const record = await created();
     let time = T0;
     for (let attempt = 0; attempt < 30; attempt++) {
-      await store.transition(record.handle, event('PENDING', attempt, time + 10));
-      await store.transition(record.handle, event('RUNNING', attempt, time + 20));
+      await store.records.transition(record.handle, event('PENDING', attempt, time + 10));
+      await store.records.transition(record.handle, event('RUNNING', attempt, time + 20));
       time += 20;
     }
-    const stored = await store.get(record.handle);
+    const stored = await store.records.get(record.handle);
     expect(stored?.history).toHaveLength(MAX_HISTORY);
     expect(stored?.history.at(-1)).toMatchObject({ from: 'PENDING', to: 'RUNNING', time });
     // 60 entries: the first HISTORY_HEAD stay, then the newest; the 10 in between are counted as elided.
@@ -203,7 +211,7 @@ describe('DynamoAppRecordStore.transition', () => {
     ['state', event('BOGUS' as AppState, 0, T0)],
   ])('rejects a transition with a bad %s', async (field, t) => {
     const record = await created();
-    const error = await store.transition(record.handle, t).catch((e: unknown) => e);
+    const error = await store.records.transition(record.handle, t).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues[0]?.path).toBe(`transition.${field}`);
   });

@@ -26,12 +26,8 @@ interface Stored {
 /** Reservations in memory: reserve once, complete, release an uncompleted one. */
 function memoryStore(records: Map<string, AppRecord>) {
   const reservations = new Map<string, Stored>();
-  const store = {
-    reservations,
-    async get(handle: string) {
-      return records.get(handle);
-    },
-    async reserveIdempotencyKey(
+  const idempotency = {
+    async reserve(
       owner: string,
       key: string,
       requestHash: string,
@@ -45,20 +41,15 @@ function memoryStore(records: Map<string, AppRecord>) {
       }
       return { reserved: false, reservedAt: 0, ...existing };
     },
-    async completeIdempotencyKey(
-      owner: string,
-      key: string,
-      handle: string,
-      rejection?: IdempotencyRejection,
-    ) {
+    async complete(owner: string, key: string, handle: string, rejection?: IdempotencyRejection) {
       const existing = reservations.get(`${owner}/${key}`);
       if (existing) Object.assign(existing, { handle, ...(rejection ? { rejection } : {}) });
     },
-    async releaseIdempotencyKey(owner: string, key: string) {
+    async release(owner: string, key: string) {
       if (reservations.get(`${owner}/${key}`)?.handle === undefined) reservations.delete(`${owner}/${key}`);
     },
   };
-  return store;
+  return { reservations, records: { get: async (handle: string) => records.get(handle) }, idempotency };
 }
 
 const HANDLE = 'aws_batch://torchx/q:train-1';
