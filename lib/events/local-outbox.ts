@@ -10,7 +10,6 @@
 import {
   type AppRecordStore,
   type AppStateChangePublisher,
-  type RecordStore,
   type TransitionOutcome,
   withRecords,
 } from '../runner/index.js';
@@ -57,14 +56,12 @@ export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptio
       options.onGiveUp?.(error);
     }
   };
-  const inner = store.records;
-  const records = Object.create(inner) as RecordStore;
-  records.transition = async (
+  const transition = async (
     handle: AppHandle,
-    transition: AppStateTransition,
+    change: AppStateTransition,
     current?: AppRecord,
   ): Promise<TransitionOutcome> => {
-    const outcome = await inner.transition(handle, transition, current);
+    const outcome = await store.records.transition(handle, change, current);
     if (outcome.applied) {
       const previous = { state: outcome.previous, stateReason: outcome.previousStateReason };
       const event = changeEventOf(previous, outcome.record, outcome.version);
@@ -72,5 +69,5 @@ export function withLocalOutbox(store: AppRecordStore, options: LocalOutboxOptio
     }
     return outcome;
   };
-  return { ...withRecords(store, records), drain: () => queue };
+  return { ...withRecords(store, { transition }), drain: () => queue };
 }

@@ -109,9 +109,7 @@ export class RecordCache {
    * gives the TTL of a record `store.get` returned (the DynamoDB store's `expiresAtOf`).
    */
   wrap(store: AppRecordStore, expiresAtOf: (record: AppRecord) => number | undefined): AppRecordStore {
-    const records = Object.create(store.records) as RecordStore;
-    records.get = (handle) => this.get(handle, store.records, expiresAtOf);
-    return withRecords(store, records);
+    return withRecords(store, { get: (handle) => this.get(handle, store.records, expiresAtOf) });
   }
 
   /** Counters and size. */

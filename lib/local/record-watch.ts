@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { type AppRecordStore, type RecordChanges, type RecordStore, withRecords } from '../runner/index.js';
+import { type AppRecordStore, type RecordChanges, withRecords } from '../runner/index.js';
 import type { AppHandle } from '../specs/index.js';
 
 /**
@@ -73,7 +73,6 @@ export class RecordWatch implements RecordChanges {
   /** `store` whose writes wake this watch's waiters once they have committed (or failed). */
   wrap(store: AppRecordStore): AppRecordStore {
     const inner = store.records;
-    const records = Object.create(inner) as RecordStore;
     const after = async <T>(handle: AppHandle, write: Promise<T>): Promise<T> => {
       try {
         return await write;
@@ -81,10 +80,11 @@ export class RecordWatch implements RecordChanges {
         this.changed(handle);
       }
     };
-    records.create = (record) => after(record.handle, inner.create(record));
-    records.transition = (handle, transition, current) =>
-      after(handle, inner.transition(handle, transition, current));
-    records.markCancelRequested = (handle, at) => after(handle, inner.markCancelRequested(handle, at));
-    return withRecords(store, records);
+    return withRecords(store, {
+      create: (record) => after(record.handle, inner.create(record)),
+      transition: (handle, transition, current) =>
+        after(handle, inner.transition(handle, transition, current)),
+      markCancelRequested: (handle, at) => after(handle, inner.markCancelRequested(handle, at)),
+    });
   }
 }

@@ -140,7 +140,7 @@ export interface RecordStore {
   markCancelRequested(handle: AppHandle, at: number): Promise<void>;
 }
 
-/** Records found by what else than their handle: an owner's listing and counts, a native name, the active. */
+/** Records found by something other than their handle: an owner's listing and counts, a native name, the active. */
 export interface RecordQueries {
   /**
    * The record of the app the scheduler knows by `nativeName` (Batch job name, SageMaker training job
@@ -199,10 +199,11 @@ export interface AppRecordStore {
 }
 
 /**
- * `store` with its records part replaced by `records`: how a decorator wraps the record verbs (the local
- * record cache's reads, the record watch's and the local outbox's writes) and keeps the queries and the
- * idempotency keys of `store`.
+ * `store` with some of its record verbs replaced by `overrides` (the others are `store.records`' own): how a
+ * decorator wraps them (the local record cache's reads, the record watch's and the local outbox's writes),
+ * keeping the queries and the idempotency keys of `store`.
  */
-export function withRecords(store: AppRecordStore, records: RecordStore): AppRecordStore {
+export function withRecords(store: AppRecordStore, overrides: Partial<RecordStore>): AppRecordStore {
+  const records = Object.assign(Object.create(store.records) as RecordStore, overrides);
   return { records, queries: store.queries, idempotency: store.idempotency };
 }
