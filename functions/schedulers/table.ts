@@ -4,13 +4,17 @@
  * aws_sagemaker), which come with the table: every file a cold start loads costs it, and imported on demand
  * they were two more files for the requests that name them (their SDK clients stay imported on first
  * submit). A module's `create` builds the scheduler from the clients and
- * configuration it is given; the Planner (dry runs, scheduler descriptions) and the Runner of this process
- * are built over the table once per cold start.
+ * configuration it is given; the Planner (dry runs), the scheduler descriptions and the Runner of this
+ * process are built over the table once per cold start.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { localStateChangeEvent } from '../../lib/events/index.js';
 import { Planner, type PlannerOptions, Runner } from '../../lib/runner/index.js';
-import { type SchedulerFactory, SchedulerRegistry } from '../../lib/schedulers/registry.js';
+import {
+  type SchedulerDescription,
+  type SchedulerFactory,
+  SchedulerRegistry,
+} from '../../lib/schedulers/registry.js';
 import type { AppStateTransition } from '../../lib/specs/index.js';
 import type { FunctionConfig, KnownScheduler } from '../shared/config.js';
 import {
@@ -135,25 +139,40 @@ function schedulerDeps(submits: boolean): SchedulerDeps {
   };
 }
 
-let builtPlanner: { planner: Planner; schedulers: LazySchedulers } | undefined;
+let translating: LazySchedulers | undefined;
+let builtPlanner: Planner | undefined;
 let builtRunner: { runner: Runner; schedulers: LazySchedulers } | undefined;
 onForget(() => {
+  translating = undefined;
   builtPlanner = undefined;
   builtRunner = undefined;
 });
 
+/** The schedulers of the Planner and of the descriptions: they only translate (no client, nothing to close). */
+function translatingSchedulers(): LazySchedulers {
+  translating ??= new LazySchedulers(schedulerDeps(false));
+  return translating;
+}
+
 /**
- * The Planner of this process (dry runs and scheduler descriptions), with the module of `scheduler` loaded
- * (of every enabled scheduler when omitted). Its schedulers only translate: no client, nothing to close.
+ * The Planner of this process (dry runs), with the module of `scheduler` loaded (of every enabled scheduler
+ * when omitted).
  */
 export async function planner(scheduler?: string): Promise<Planner> {
-  if (builtPlanner === undefined) {
-    const schedulers = new LazySchedulers(schedulerDeps(false));
-    builtPlanner = { planner: new Planner(schedulers.plannerOptions()), schedulers };
-  }
-  const current = builtPlanner;
-  await current.schedulers.load(scheduler);
-  return current.planner;
+  const schedulers = translatingSchedulers();
+  builtPlanner ??= new Planner(schedulers.plannerOptions());
+  await schedulers.load(scheduler);
+  return builtPlanner;
+}
+
+/**
+ * Every enabled scheduler with its capabilities and run options (`GET /v1/schedulers`): the registry's
+ * description, without the Planner (and the components it materializes).
+ */
+export async function describeSchedulers(): Promise<SchedulerDescription[]> {
+  const schedulers = translatingSchedulers();
+  await schedulers.load(undefined);
+  return schedulers.registry.describe();
 }
 
 /**

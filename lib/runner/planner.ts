@@ -6,7 +6,7 @@
  * @module
  */
 import { type ComponentContext, materializeComponent } from '../components/index.js';
-import type { Scheduler, SchedulerCapabilities, SchedulerRegistry } from '../schedulers/index.js';
+import type { Scheduler, SchedulerDescription, SchedulerRegistry } from '../schedulers/index.js';
 import {
   ALLOW_ALL_HOST_ACCESS,
   type AppDef,
@@ -22,7 +22,6 @@ import {
   MISSING,
   macros,
   makeAppHandle,
-  type RunOptDescription,
   type RunRequest,
   SECRET_CFG_KEYS,
   ValidationError,
@@ -43,13 +42,6 @@ export interface PlannerOptions {
   hostAccess?: HostAccessPolicy;
   /** Names of the deployment settings that widen `hostAccess`, quoted in refusals. */
   hostAccessSettings?: HostAccessSettingNames;
-}
-
-/** One scheduler as `GET /v1/schedulers` shows it. */
-export interface SchedulerDescription {
-  name: string;
-  capabilities: SchedulerCapabilities;
-  runOpts: RunOptDescription[];
 }
 
 /**
@@ -105,10 +97,7 @@ export class Planner {
 
   /** Every scheduler with its capabilities and run options. */
   describeSchedulers(): SchedulerDescription[] {
-    return this.schedulers.names().map((name) => {
-      const s = this.schedulers.get(name);
-      return { name, capabilities: s.capabilities(), runOpts: s.runOpts().describe() };
-    });
+    return this.schedulers.describe();
   }
 
   /**

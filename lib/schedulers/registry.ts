@@ -3,8 +3,15 @@
  *
  * @module
  */
-import { UnknownSchedulerError } from '../specs/index.js';
-import type { Scheduler, SchedulerContext } from './scheduler.js';
+import { type RunOptDescription, UnknownSchedulerError } from '../specs/index.js';
+import type { Scheduler, SchedulerCapabilities, SchedulerContext } from './scheduler.js';
+
+/** One scheduler as `GET /v1/schedulers` shows it. */
+export interface SchedulerDescription {
+  name: string;
+  capabilities: SchedulerCapabilities;
+  runOpts: RunOptDescription[];
+}
 
 /** Builds a scheduler for a session. */
 export type SchedulerFactory = (context: SchedulerContext) => Scheduler;
@@ -50,6 +57,14 @@ export class SchedulerRegistry {
     const scheduler = factory(this.context);
     this.instances.set(name, scheduler);
     return scheduler;
+  }
+
+  /** Every registered scheduler with its capabilities and run options, in registration order. */
+  describe(): SchedulerDescription[] {
+    return this.names().map((name) => {
+      const s = this.get(name);
+      return { name, capabilities: s.capabilities(), runOpts: s.runOpts().describe() };
+    });
   }
 
   /** Closes every created scheduler. */

@@ -102,6 +102,18 @@ describe('Lambda bundle contents (rolldown output, the stack bundling definition
     }
   });
 
+  it('writes only ASCII, so that V8 holds each file as one-byte source (our messages say "…" and "→")', () => {
+    for (const fn of FUNCTIONS) {
+      for (const chunk of chunksOf(fn.name).values()) {
+        const first = chunk.code.search(/[^\x00-\x7f]/);
+        expect(
+          first === -1 ? '' : chunk.code.slice(Math.max(0, first - 40), first + 10),
+          `${fn.name} ${chunk.fileName}`,
+        ).toBe('');
+      }
+    }
+  });
+
   it("reaches DynamoDB through the AWS SDK's DynamoDB client, marshalling with its util", () => {
     for (const name of ['List', 'Counts', 'Status', 'StateChange', 'Run']) {
       const loads = importLoads(name);
@@ -141,6 +153,17 @@ describe('Lambda bundle contents (rolldown output, the stack bundling definition
         expect(matching(chunkLoads(name, module), SDK_CLIENT).length, `${name} ${module}`).toBeGreaterThan(0);
       }
     }
+  });
+
+  it('describes the schedulers from their registry: no Planner, no component', () => {
+    const loads = importLoads('Schedulers');
+    expect(loads).toContain('lib/schedulers/registry.ts');
+    // Shell quoting (lib/components/shlex.ts) is shared with the translators; no component is loaded.
+    expect(matching(loads, /^lib\/(runner\/|components\/(?!shlex\.ts$))/)).toEqual([]);
+    // A dry run needs both.
+    expect(importLoads('Dryrun')).toEqual(
+      expect.arrayContaining(['lib/runner/planner.ts', 'lib/components/dist.ts']),
+    );
   });
 
   it('loads no scheduler, Runner or component code for list, status and state changes (state mapping only)', () => {

@@ -57,6 +57,16 @@ describe('the Planner (dry-run and scheduler-listing functions)', () => {
     expect(created).toEqual([]);
   });
 
+  it('describes every enabled scheduler from the translating registry the Planner shares, creating no client', async () => {
+    const table = await import('../../../functions/schedulers/table.js');
+    const described = await table.describeSchedulers();
+    expect(described.map((s) => s.name)).toEqual(['aws_batch', 'aws_sagemaker']);
+    expect(described[0]?.runOpts.map((o) => o.name)).toContain('queue');
+    expect(described[1]?.capabilities).toMatchObject({ cancel: true, describe: 'partial' });
+    expect(described).toEqual((await table.planner()).describeSchedulers());
+    expect(created).toEqual([]);
+  });
+
   it('refuses a scheduler that is not enabled, naming the enabled ones', async () => {
     const { planner } = await import('../../../functions/schedulers/table.js');
     const plans = await planner('slurm');
