@@ -105,7 +105,7 @@ describe('Lambda bundle contents (rolldown output, the stack bundling definition
   it('writes only ASCII, so that V8 holds each file as one-byte source (our messages say "…" and "→")', () => {
     for (const fn of FUNCTIONS) {
       for (const chunk of chunksOf(fn.name).values()) {
-        const first = chunk.code.search(/[^\x00-\x7f]/);
+        const first = chunk.code.search(/\P{ASCII}/u);
         expect(
           first === -1 ? '' : chunk.code.slice(Math.max(0, first - 40), first + 10),
           `${fn.name} ${chunk.fileName}`,
