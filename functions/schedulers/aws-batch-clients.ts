@@ -5,7 +5,7 @@ import {
   createAwsBatchScheduler,
 } from '../../lib/schedulers/aws-batch/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /** The submitting aws_batch factory: `translation` as the Planner's, and the clients. */
 export function withClients(deps: SchedulerDeps, translation: AwsBatchTranslatorOptions): SchedulerFactory {

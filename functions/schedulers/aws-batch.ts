@@ -4,7 +4,7 @@
  */
 import { AwsBatchTranslator } from '../../lib/schedulers/aws-batch/translator.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /**
  * The aws_batch factory (the deployment's stack tag, name prefix and workspace fetch image in every

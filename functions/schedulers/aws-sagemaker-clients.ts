@@ -3,7 +3,7 @@ import { SageMakerClient } from '@aws-sdk/client-sagemaker';
 import { createAwsSageMakerScheduler } from '../../lib/schedulers/aws-sagemaker/scheduler.js';
 import type { AwsSageMakerTranslatorOptions } from '../../lib/schedulers/aws-sagemaker/translator.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /** The submitting aws_sagemaker factory: `translation` as the Planner's, and the clients. */
 export function withClients(

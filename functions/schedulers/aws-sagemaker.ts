@@ -4,7 +4,7 @@
  */
 import { AwsSageMakerTranslator } from '../../lib/schedulers/aws-sagemaker/translator.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /** The aws_sagemaker factory (the stack tag and the allowed instance types in every translation). */
 export async function create(deps: SchedulerDeps): Promise<SchedulerFactory> {

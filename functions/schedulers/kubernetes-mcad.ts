@@ -2,7 +2,7 @@
 import { KubernetesMcadScheduler } from '../../lib/schedulers/kubernetes-mcad/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { kubeOptions } from './kubernetes.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /** The kubernetes_mcad factory. */
 export function create(deps: SchedulerDeps): SchedulerFactory {

@@ -12,8 +12,8 @@ import {
 } from '../../lib/schedulers/kubernetes/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { FunctionConfig } from '../shared/config.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 import type { KubernetesSettings } from './settings.js';
-import type { SchedulerDeps } from './table.js';
 
 /**
  * The Kubernetes API access the settings configure: the kubeconfig's current context, or the EKS cluster

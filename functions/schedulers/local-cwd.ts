@@ -7,7 +7,7 @@ import {
 } from '../../lib/schedulers/local-cwd/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import type { Scheduler } from '../../lib/schedulers/scheduler.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 export { LOCAL_CWD };
 

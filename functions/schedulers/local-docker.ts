@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { DockerEngine, LocalDockerScheduler } from '../../lib/schedulers/local-docker/index.js';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
-import type { SchedulerDeps } from './table.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 
 /**
  * The Docker Engine socket local mode uses: a `unix://` DOCKER_HOST, else /var/run/docker.sock; undefined

@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type { SchedulerFactory } from '../../lib/schedulers/registry.js';
 import { type SlurmAuth, SlurmRestClient, SlurmScheduler } from '../../lib/schedulers/slurm/index.js';
+import type { SchedulerDeps } from './scheduler-module.js';
 import type { SlurmAuthSetting, SlurmSettings } from './settings.js';
-import type { SchedulerDeps } from './table.js';
 
 /**
  * The slurmrestd client's authentication: a token, or the cluster's JWT key. A key in Secrets Manager is read

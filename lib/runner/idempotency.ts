@@ -24,7 +24,6 @@ import {
   ReplayedRejectionError,
   SubmissionOutcomeUnknownError,
 } from './errors.js';
-import type { RunResult } from './runner.js';
 import type { IdempotencyKeyStore, IdempotencyRejection, RecordStore } from './store.js';
 
 /**
@@ -45,6 +44,14 @@ export function hashableCfg(cfg: Readonly<Cfg>): Cfg {
 /** Hash of a request's content, to recognise an Idempotency-Key reused for a different request. */
 export function requestHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** What a run returns (the Runner's `run`), with or without an Idempotency-Key. */
+export interface RunResult {
+  handle: AppHandle;
+  record: AppRecord;
+  /** False when an idempotent retry returned an earlier submission. */
+  created: boolean;
 }
 
 /** One request's submission under an Idempotency-Key, and what the protocol needs from the Runner for it. */

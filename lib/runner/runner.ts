@@ -29,7 +29,7 @@ import {
 } from '../specs/index.js';
 import { AppRecords, statusOfRecord } from './app-records.js';
 import { SubmissionOutcomeUnknownError, WaitTimeoutError } from './errors.js';
-import { hashableCfg, IdempotencyHandler, requestHash } from './idempotency.js';
+import { hashableCfg, IdempotencyHandler, type RunResult, requestHash } from './idempotency.js';
 import { callerContextOf, Planner, type PlannerOptions } from './planner.js';
 import type {
   AppCounts,
@@ -86,14 +86,6 @@ export interface RequestContext {
 /** The part of a run request's identity (for its Idempotency-Key) that its workspace adds: the archive's hash. */
 function workspaceOf(ctx: RequestContext): { workspace?: string } {
   return ctx.workspace === undefined ? {} : { workspace: ctx.workspace.sha256 };
-}
-
-/** What `run` returns. */
-export interface RunResult {
-  handle: AppHandle;
-  record: AppRecord;
-  /** False when an idempotent retry returned an earlier submission. */
-  created: boolean;
 }
 
 /**

@@ -17,6 +17,7 @@ import type {
 } from '../../specs/index.js';
 import { isTerminal, MAX_ATTEMPT_OUTCOMES, MAX_REASON_TEXT, makeStateReason } from '../../specs/index.js';
 import {
+  type BatchContainerLike,
   type BatchContainersLike,
   type BatchTaskLike,
   containerReasonsOf,
@@ -46,15 +47,6 @@ const TIMEOUT_REASON = /attempt duration exceeded timeout/i;
 
 /** A timestamp as Batch sends it: epoch ms as a number; events and JSON copies may carry strings. */
 export type BatchTimestamp = number | string;
-
-/** The container part of a job or attempt that the mapping reads. */
-export interface BatchContainerLike {
-  exitCode?: number;
-  reason?: string;
-  logStreamName?: string;
-  networkInterfaces?: { privateIpv4Address?: string }[];
-  logConfiguration?: { logDriver?: string; options?: Record<string, string> };
-}
 
 /** One finished attempt. */
 export interface BatchAttemptLike {

@@ -8,8 +8,16 @@
  */
 
 import { FETCH_CONTAINER_NAME } from '../workspace.js';
-import type { BatchContainerLike } from './state.js';
 import { MAIN_CONTAINER_NAME } from './workspace.js';
+
+/** The container part of a job or attempt that the state mapping reads. */
+export interface BatchContainerLike {
+  exitCode?: number;
+  reason?: string;
+  logStreamName?: string;
+  networkInterfaces?: { privateIpv4Address?: string }[];
+  logConfiguration?: { logDriver?: string; options?: Record<string, string> };
+}
 
 /** A container of an `ecsProperties` task, as DescribeJobs and events report it. */
 export interface BatchTaskContainerLike extends BatchContainerLike {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TaskContainerProperties } from '@aws-sdk/client-batch';
 import { afterEach, describe, expect, it } from 'vitest';
 import { create } from '../../../functions/schedulers/aws-batch.js';
-import type { SchedulerDeps } from '../../../functions/schedulers/table.js';
+import type { SchedulerDeps } from '../../../functions/schedulers/scheduler-module.js';
 import { readDeploymentConfig } from '../../../functions/shared/deployment-config.js';
 import {
   type AwsBatchOpts,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { create as createKubernetes } from '../../../functions/schedulers/kubernetes.js';
 import { create as createKubernetesMcad } from '../../../functions/schedulers/kubernetes-mcad.js';
-import type { SchedulerDeps } from '../../../functions/schedulers/table.js';
+import type { SchedulerDeps } from '../../../functions/schedulers/scheduler-module.js';
 import { readFunctionConfig } from '../../../functions/shared/config.js';
 import { readDeploymentConfig } from '../../../functions/shared/deployment-config.js';
 import { KubernetesScheduler } from '../../../lib/schedulers/kubernetes/index.js';
