@@ -77,8 +77,9 @@ export interface TorchxServerlessProps extends SecurityProps {
    */
   readonly jobLogGroupNames?: readonly string[];
   /**
-   * What happens to the app table (and the stack's log groups) when the stack is deleted: RETAIN or DESTROY.
-   * With RETAIN the table also gets deletion protection.
+   * What happens to the app table (and the stack's log groups and workspace bucket) when the stack is
+   * deleted: RETAIN or DESTROY. With RETAIN the table also gets deletion protection; with DESTROY the
+   * workspace bucket is emptied first (CDK's auto-delete custom resource).
    * @default RemovalPolicy.RETAIN
    */
   readonly tableRemovalPolicy?: RemovalPolicy;

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { ArnPrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import {
   BlockPublicAccess,
@@ -23,7 +23,10 @@ import { WORKSPACE_KEY_PREFIX } from '../../functions/shared/env-names.js';
 export interface WorkspaceArchiveBucketProps {
   /** How long an archive is kept after its upload (whole days). */
   readonly expiration: Duration;
-  /** RETAIN or DESTROY (a bucket that still holds archives is not deleted). */
+  /**
+   * RETAIN, or DESTROY: deleting the stack then empties the bucket first (CDK's auto-delete custom
+   * resource), as CloudFormation deletes no bucket that still holds objects.
+   */
   readonly removalPolicy: RemovalPolicy;
   /**
    * Roles whose jobs fetch workspaces (Batch job roles, SageMaker execution roles): `s3:GetObject` on the
@@ -44,6 +47,7 @@ export class WorkspaceArchiveBucket extends Bucket {
       minimumTLSVersion: 1.2,
       versioned: false,
       removalPolicy: props.removalPolicy,
+      autoDeleteObjects: props.removalPolicy === RemovalPolicy.DESTROY,
       lifecycleRules: [
         {
           id: 'ExpireWorkspaces',

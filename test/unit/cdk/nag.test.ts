@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CfnResource, Stack, Validations } from 'aws-cdk-lib';
+import { CfnResource, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,15 +26,16 @@ const SYNTH_BUDGET_MS = 180_000;
 
 /**
  * One synth, as `npm run synth` does it (cdk-nag plus CDK's built-in CloudFormation template validation),
- * checks both real stacks (defaults, and configured with queues and roles) and a canary stack with a finding
- * of each check that nobody acknowledged: only the canary may be reported, which proves both checks run.
- * Every case reads this one report.
+ * checks three real stacks (defaults; configured with queues and roles; the same, deleted with DESTROY) and
+ * a canary stack with a finding of each check that nobody acknowledged: only the canary may be reported,
+ * which proves both checks run. Every case reads this one report.
  */
 beforeAll(() => {
   outdir = mkdtempSync(path.join(tmpdir(), 'txs-nag-'));
   const app = testApp({ outdir, validate: true });
   new TorchxServerlessStack(app, 'Defaults');
   new TorchxServerlessStack(app, 'Configured', CONFIGURED);
+  new TorchxServerlessStack(app, 'Destroyed', { ...CONFIGURED, tableRemovalPolicy: RemovalPolicy.DESTROY });
   const canary = new Stack(app, 'Canary');
   new Queue(canary, 'Unacknowledged');
   new CfnResource(canary, 'Malformed', {
@@ -62,6 +63,10 @@ describe('cdk-nag AwsSolutions and CloudFormation template validation', () => {
 
   it('finds nothing unacknowledged in the stack configured with queues, roles and a stage', () => {
     expect(violations.flatMap(pathsOf).filter((p) => p.startsWith('Configured/'))).toEqual([]);
+  });
+
+  it('finds nothing unacknowledged in a DESTROY stack (the workspace bucket emptied by a custom resource)', () => {
+    expect(violations.flatMap(pathsOf).filter((p) => p.startsWith('Destroyed/'))).toEqual([]);
   });
 
   it('still reports what nobody acknowledged, from cdk-nag and from the template validation (both are live)', () => {

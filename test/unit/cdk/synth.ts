@@ -33,7 +33,7 @@ export const CONFIGURED: TorchxServerlessStackProps = {
 
 /** Options of {@link testApp}. */
 export interface TestAppOptions {
-  /** Bundle the functions with esbuild (seconds per function). @default false */
+  /** Bundle the functions with rolldown (seconds per function). @default false */
   readonly bundle?: boolean;
   /** Where the cloud assembly goes. @default - a temporary directory of CDK's */
   readonly outdir?: string;

@@ -4,7 +4,7 @@
  * request (test/helpers/iam-policy.ts), not only by their shape.
  */
 
-import { Duration } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TorchxServerlessPropsError } from '../../../cdk/constructs/prop-issues.js';
@@ -167,6 +167,27 @@ describe('the workspace bucket', () => {
     });
     expect(() => buildStack({ workspaceExpiration: Duration.hours(36) })).toThrow(TorchxServerlessPropsError);
     expect(() => buildStack({ workspaceExpiration: Duration.days(1) })).toThrow(/workspaceExpiration/);
+  });
+
+  it('is emptied before it is deleted with a DESTROY stack (CloudFormation deletes no bucket holding archives), never with RETAIN', () => {
+    configured.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+    const destroyed = synthesize({ ...CONFIGURED, tableRemovalPolicy: RemovalPolicy.DESTROY });
+    destroyed.template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
+    destroyed.template.hasResourceProperties('Custom::S3AutoDeleteObjects', {
+      BucketName: { Ref: bucketId },
+    });
+    // Only the emptying custom resource's own role may delete archives.
+    const statements = Object.values(destroyed.template.findResources('AWS::S3::BucketPolicy')).flatMap(
+      (p) =>
+        (p as { Properties: { PolicyDocument: { Statement: PolicyStatementJson[] } } }).Properties
+          .PolicyDocument.Statement,
+    );
+    const deleting = statements.filter((st) =>
+      [st.Action].flat().some((a) => a.startsWith('s3:DeleteObject')),
+    );
+    expect(deleting.map((st) => render(st.Principal.AWS))).toEqual([
+      expect.stringMatching(/^\$\{CustomS3AutoDeleteObjectsCustomResourceProviderRole[0-9A-F]+\.Arn\}$/),
+    ]);
   });
 
   it('is not created for a stack with only the slurm scheduler', () => {
