@@ -37,7 +37,7 @@ function buildProgram(invocation: Invocation): Command {
   const program = new Command('txs');
   program
     .description(
-      'torchx-serverless: launch, watch and manage TorchX-style apps over the HTTP API\n' +
+      'torchx-serverless: launch, watch and manage TorchX-style apps over the HTTP API ' +
         '(AWS Batch, SageMaker, or local processes through the local server).',
     )
     .version(packageVersion(), '-V, --version', 'print the txs version')

@@ -47,11 +47,17 @@ export const REFRESH_EVERY_MS = 60_000;
 /** States in which the app waits for the scheduler: their reason reads "waiting for 40m00s: …". */
 const WAITING: ReadonlySet<AppState> = new Set<AppState>(['UNSUBMITTED', 'SUBMITTED', 'PENDING']);
 
+/**
+ * A reason on one progress line: its lines joined with spaces (a failure's reason quotes the replica's last
+ * stderr lines, which the app's status after the wait shows as they are), then escaped.
+ */
+function oneLine(text: string): string {
+  return displayText(text.trim().replace(/\s*\n\s*/g, ' '));
+}
+
 /** `waiting for 40m00s: CAPACITY:… (aws_batch)` for a waiting state; without "waiting" for others. */
 function reasonText(state: AppState, reason: StateReason, now: number): string {
-  return displayText(
-    `${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`,
-  );
+  return oneLine(`${WAITING.has(state) ? 'waiting ' : ''}${formatStateReason(reason, now, formatElapsed)}`);
 }
 
 /**
@@ -134,7 +140,7 @@ export class TransitionPrinter {
     this.lastState = state;
     // A success needs no explanation ("all replicas exited with code 0"); other states' reasons help.
     const why =
-      reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${displayText(reason)})`;
+      reason === undefined || reason === '' || state === 'SUCCEEDED' ? '' : `  (${oneLine(reason)})`;
     this.out.write(`${formatElapsed(elapsedMs).padStart(8)}  ${displayText(state)}${why}\n`);
   }
 }

@@ -35,7 +35,7 @@ export function registerLog(program: Command, invocation: Invocation): void {
       .command('log')
       .summary('print or follow the logs of an app')
       .description(
-        'Prints the logs of an app, of one role, or of some replicas of a role. With several replicas each\n' +
+        'Prints the logs of an app, of one role, or of some replicas of a role. With several replicas each ' +
           'line is prefixed with role/replica.',
       )
       .argument('<identifier>', 'SCHEDULER://[SESSION]/APP_ID[/ROLE[/REPLICA[,REPLICA...]]]')

@@ -146,7 +146,7 @@ export function registerRun(program: Command, invocation: Invocation): void {
       .command('run')
       .summary('run a component (or an AppDef file) on a scheduler')
       .description(
-        'Runs a builtin component with its arguments, or the AppDef in --app. Everything after the component\n' +
+        'Runs a builtin component with its arguments, or the AppDef in --app. Everything after the component ' +
           'name is passed to the component verbatim, so txs options go before it.',
       )
       .option(

@@ -74,6 +74,25 @@ describe('TransitionPrinter', () => {
     expect(out.text()).toBe('    0.0s  SUBMITTED\n    1.2s  PENDING\n    2.5s  RUNNING\n');
   });
 
+  it("puts a reason of several lines on its transition's one line, its control characters still escaped", () => {
+    const out = recorder(false);
+    const printer = new TransitionPrinter(out.stream, now);
+    printer.update(
+      appAt('FAILED', [
+        {
+          from: 'RUNNING',
+          to: 'FAILED',
+          time: '2026-01-15T12:00:03.000Z',
+          reason:
+            "python[0] exited with code 3; last lines of python[0]'s stderr:\n  Traceback\n  ValueError: \u001b[2Jbad\n",
+        },
+      ]),
+    );
+    expect(out.text()).toBe(
+      "    3.0s  FAILED  (python[0] exited with code 3; last lines of python[0]'s stderr: Traceback ValueError: \\u{1B}[2Jbad)\n",
+    );
+  });
+
   it('prints the current state when the API sends no history', () => {
     const out = recorder(false);
     const printer = new TransitionPrinter(out.stream, now);
