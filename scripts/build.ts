@@ -21,7 +21,7 @@ import { rolldown } from 'rolldown';
 import { PREBUILT_DIR_NAME } from '../cdk/constructs/function-code.js';
 import { lambdaBuildOptions } from '../cdk/constructs/lambda-bundling.js';
 import { FUNCTIONS } from '../functions/routes.js';
-import { buildUiAssets } from '../lib/cli/dashboard/ui-assets.js';
+import { buildUiAssets } from '../lib/loopback/ui-assets.js';
 import { buildCli } from './build-cli.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');

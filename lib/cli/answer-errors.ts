@@ -6,10 +6,11 @@
  *
  * @module
  */
+
+import { isLoopbackHostname } from '../loopback/local-token.js';
 import { answerRetryable } from '../specs/errors.js';
 import type { ApiErrorBody } from './api-types.js';
 import { ApiError, AppNotFoundError, AuthError, type CliError, ExitCode } from './errors.js';
-import { isLoopbackHostname } from './local-token.js';
 
 /** Everything {@link apiErrorFrom} needs to explain a failed answer. */
 export interface FailedAnswer {

@@ -9,11 +9,11 @@
  */
 
 import type { Readable } from 'node:stream';
+import { findOwnSocket, type OwnSocket } from '../loopback/local-socket.js';
 import { backoffDelay, sleep } from '../specs/backoff.js';
 import { apiErrorFrom } from './answer-errors.js';
 import { ApiError, type CliError, EndpointUnreachableError, UsageError } from './errors.js';
 import { type HttpAnswer, type HttpTransport, nodeHttpTransport } from './http-transport.js';
-import { findOwnSocket, type OwnSocket } from './local-socket.js';
 import {
   credentialsError,
   type EndpointDescription,

@@ -8,6 +8,8 @@
  */
 
 import type { Readable } from 'node:stream';
+import type { OwnSocket } from '../loopback/local-socket.js';
+import { NEW_LINK_PATH } from '../loopback/local-token.js';
 import type { WorkspaceOfferResponse, WorkspaceUpload } from '../specs/api.js';
 import { parseAppHandle } from '../specs/app-handle.js';
 import { ApiTransport, type RequestOptions, type TxsClientOptions } from './api-transport.js';
@@ -28,8 +30,6 @@ import type {
 } from './api-types.js';
 import { UsageError } from './errors.js';
 import type { HttpTransport } from './http-transport.js';
-import type { OwnSocket } from './local-socket.js';
-import { NEW_LINK_PATH } from './local-token.js';
 
 /** What {@link TxsClient.waitForChange} answers. */
 export interface ChangedApp {

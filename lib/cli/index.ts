@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+export * from '../loopback/local-socket.js';
 export * from './answer-errors.js';
 export * from './api-transport.js';
 export * from './api-types.js';
@@ -15,7 +17,6 @@ export * from './errors.js';
 export * from './format.js';
 export * from './http-transport.js';
 export * from './io.js';
-export * from './local-socket.js';
 export * from './log-target.js';
 export * from './logs.js';
 export * from './network-errors.js';

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { findOwnSocket } from '../loopback/local-socket.js';
 import { displayText } from '../specs/names.js';
 import { TxsClient } from './client.js';
 import { loadConfig, type TxsConfig } from './config.js';
@@ -13,7 +14,6 @@ import { resolveEndpoint } from './endpoint.js';
 import { ExitCode } from './errors.js';
 import { type Painter, painter } from './format.js';
 import { type CliIO, type OutputStream, useColor } from './io.js';
-import { findOwnSocket } from './local-socket.js';
 
 /** Options every command accepts. */
 export interface CommonOptions {

@@ -10,12 +10,12 @@ import {
   macros,
   makeRole,
   namedResource,
+  shellQuote,
   ValidationError,
 } from '../specs/index.js';
 import { DEFAULT_IMAGE, moduleLeaf, parseStructuredName, pathStem, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
-import { shellQuote } from './shlex.js';
 
 /** Environment variables `--debug` adds (TorchX `_TORCH_DEBUG_FLAGS`). */
 export const TORCH_DEBUG_FLAGS: Readonly<Record<string, string>> = {

@@ -24,7 +24,6 @@ export * from './definition.js';
 export { ddpAppDef, MAX_PROCS_PER_NODE, parseNnodes, spmdJ, TORCH_DEBUG_FLAGS } from './dist.js';
 export * from './errors.js';
 export { parseMounts } from './mounts.js';
-export { shellQuote } from './shlex.js';
 
 const BUILTINS: ReadonlyMap<string, ComponentDefinition> = new Map(
   [

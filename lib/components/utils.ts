@@ -4,12 +4,11 @@
  *
  * @module
  */
-import { type AppDef, makeResource, makeRole, NONE, ValidationError } from '../specs/index.js';
+import { type AppDef, makeResource, makeRole, NONE, shellQuote, ValidationError } from '../specs/index.js';
 import type { ComponentArgs } from './args.js';
 import { DEFAULT_IMAGE, REPLICA_RANGE, resourceFrom } from './common.js';
 import type { ComponentDefinition } from './definition.js';
 import { parseMounts } from './mounts.js';
-import { shellQuote } from './shlex.js';
 
 /** The resource of the utilities that need little: 1 cpu, 1 GiB. */
 const smallResource = () => makeResource({ cpu: 1, gpu: 0, memMB: 1024 });

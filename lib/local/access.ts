@@ -5,10 +5,10 @@
  *    not mark it cross-site (`Sec-Fetch-Site`) — so a web page cannot reach the server through DNS
  *    rebinding or a cross-origin form/`fetch`; refused with 403 otherwise;
  * 2. it carries `Authorization: Bearer <token>` with the server's token, or (Linux) the connecting socket
- *    belongs to the server's own OS user, read from `/proc/net/tcp{,6}` (`lib/cli/dashboard/peer-user.ts`) — so other
+ *    belongs to the server's own OS user, read from `/proc/net/tcp{,6}` (`lib/loopback/peer-user.ts`) — so other
  *    users of a shared machine cannot drive it, and `curl` from the same user works unchanged — or it carries
  *    the live session cookie of a browser that opened the server's one-time link
- *    (`lib/cli/dashboard/one-time-link.ts`: how a browser gets in where there is no `/proc`), from a connection that is
+ *    (`lib/loopback/one-time-link.ts`: how a browser gets in where there is no `/proc`), from a connection that is
  *    not another OS user's; refused with 401 otherwise.
  *
  * A request through the server's own Unix socket (`own-socket.ts`: in a directory only the server's OS user
@@ -18,12 +18,12 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OneTimeLink } from '../cli/dashboard/one-time-link.js';
-import type { PeerUser } from '../cli/dashboard/peer-user.js';
-import { isLoopbackAuthority, isLoopbackOrigin } from '../cli/local-token.js';
+import { isLoopbackAuthority, isLoopbackOrigin } from '../loopback/local-token.js';
+import type { OneTimeLink } from '../loopback/one-time-link.js';
+import type { PeerUser } from '../loopback/peer-user.js';
 
 /** The socket-table reader the server takes (for tests), kept where the server's callers look for it. */
-export { type ProcNetReader, readProcNet } from '../cli/dashboard/peer-user.js';
+export { type ProcNetReader, readProcNet } from '../loopback/peer-user.js';
 
 /** A refusal: the status code and the API's `{ error: { code, message } }` body. */
 export interface Refusal {

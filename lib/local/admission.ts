@@ -11,9 +11,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpRequestError } from '../../functions/shared/http-errors.js';
-import { LOGOUT_PATH, type OneTimeLink, withoutToken } from '../cli/dashboard/one-time-link.js';
-import { serveUi } from '../cli/dashboard/ui-assets.js';
-import { NEW_LINK_PATH } from '../cli/local-token.js';
+import { NEW_LINK_PATH } from '../loopback/local-token.js';
+import { LOGOUT_PATH, type OneTimeLink, withoutToken } from '../loopback/one-time-link.js';
+import { serveUi } from '../loopback/ui-assets.js';
 import { checkHostAndOrigin, type LocalAccess } from './access.js';
 import { type LambdaBridge, sendError, sendJson } from './lambda-bridge.js';
 

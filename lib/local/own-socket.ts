@@ -1,5 +1,5 @@
 /**
- * The local server's own socket (`lib/cli/local-socket.ts`): a Unix domain socket beside the token file,
+ * The local server's own socket (`lib/loopback/local-socket.ts`): a Unix domain socket beside the token file,
  * in a directory only the server's OS user can enter, so every connection through it is that user's. A
  * socket left by a server that was killed is removed at start (only when it is ours and nothing answers on
  * it); a clean shutdown removes it.
@@ -10,7 +10,7 @@ import { chmodSync, lstatSync, type Stats, unlinkSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
-import { MAX_SOCKET_PATH_BYTES, privateDirProblem } from '../cli/local-socket.js';
+import { MAX_SOCKET_PATH_BYTES, privateDirProblem } from '../loopback/local-socket.js';
 import { DataDirError } from './private-files.js';
 
 /** A listening own socket, or why the server has none. */

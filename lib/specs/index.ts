@@ -25,6 +25,7 @@ export * from './names.js';
 export * from './run-opts.js';
 export * from './schema.js';
 export { isStorableNumber, MAX_BODY_DEPTH, toFieldIssues } from './schema-fields.js';
+export * from './shlex.js';
 export * from './state-reason.js';
 export * from './status.js';
 export * from './suggest.js';

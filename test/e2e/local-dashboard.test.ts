@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../lib/cli/index.js';
-import { LOCAL_TOKEN_FILE_ENV } from '../../lib/cli/local-token.js';
 import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
+import { LOCAL_TOKEN_FILE_ENV } from '../../lib/loopback/local-token.js';
 import { type RawReply, rawRequest } from '../helpers/raw-http.js';
 import { memoryIO } from '../unit/cli/helpers.js';
 

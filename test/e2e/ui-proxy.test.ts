@@ -6,9 +6,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROUTES } from '../../functions/routes.js';
-import { readProcNet } from '../../lib/cli/dashboard/peer-user.js';
-import { startUiProxy, UI_PROXY_ROUTES, type UiProxy } from '../../lib/cli/dashboard/ui-proxy.js';
 import { createSigV4Signer } from '../../lib/cli/sigv4.js';
+import { startUiProxy, UI_PROXY_ROUTES, type UiProxy } from '../../lib/cli/ui-proxy.js';
+import { readProcNet } from '../../lib/loopback/peer-user.js';
 import { type RawReply, rawRequest } from '../helpers/raw-http.js';
 
 const ACCESS_KEY = 'AKIDEXAMPLEUIPROXY01';

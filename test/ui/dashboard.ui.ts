@@ -3,7 +3,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startUiProxy } from '../../lib/cli/dashboard/ui-proxy.js';
+import { startUiProxy } from '../../lib/cli/ui-proxy.js';
 import { readProcNet } from '../../lib/local/access.js';
 import type { LocalServer } from '../../lib/local/server.js';
 import { makeAppDef, makeAppHandle, makeRole } from '../../lib/specs/index.js';

@@ -27,7 +27,7 @@ export function registerUi(program: Command, invocation: Invocation): void {
       return;
     }
     const { createSigV4Signer } = await import('../sigv4.js');
-    const { startUiProxy } = await import('../dashboard/ui-proxy.js');
+    const { startUiProxy } = await import('../ui-proxy.js');
     const user = invocation.io.env.TXS_USER;
     const proxy = await startUiProxy({
       upstream: settings.url,

@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { shellQuote } from '../../components/index.js';
+import { shellQuote } from '../../specs/index.js';
 
 /** What {@link mergeHyperParameters} returns. */
 export interface MergedHyperParameters {

@@ -6,8 +6,7 @@
  *
  * @module
  */
-import { shellQuote } from '../../components/shlex.js';
-import { type AppDef, applyMacros, makeUnique, type Role } from '../../specs/index.js';
+import { type AppDef, applyMacros, makeUnique, type Role, shellQuote } from '../../specs/index.js';
 import type { LsfOpts } from './options.js';
 
 /** The native request of `lsf`: the script TorchX runs with `/bin/bash` to submit every replica. */

@@ -9,13 +9,13 @@
  *
  * @module
  */
-import { shellQuote } from '../../components/shlex.js';
 import {
   type AppDef,
   applyMacros,
   isNullResource,
   macros,
   type Role,
+  shellQuote,
   ValidationError,
 } from '../../specs/index.js';
 import { SBATCH_GROUP_OPTIONS, SBATCH_JOB_OPTIONS, type SlurmOpts, slurmTimeToMinutes } from './options.js';

@@ -9,10 +9,15 @@ import {
   parseMounts,
   parseNnodes,
   parseStructuredName,
-  shellQuote,
   UnknownComponentError,
 } from '../../../lib/components/index.js';
-import { applyMacros, EFA_DEVICE, MAX_REPLICAS, ValidationError } from '../../../lib/specs/index.js';
+import {
+  applyMacros,
+  EFA_DEVICE,
+  MAX_REPLICAS,
+  shellQuote,
+  ValidationError,
+} from '../../../lib/specs/index.js';
 
 describe('dist.ddp', () => {
   it('builds the torchrun command for -j 2x8 with script args after --', () => {

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHostname, localTokenFile } from '../../../lib/cli/local-token.js';
 import { checkHostAndOrigin } from '../../../lib/local/access.js';
+import { isLoopbackHostname, localTokenFile } from '../../../lib/loopback/local-token.js';
 
 function request(headers: Record<string, string>): IncomingMessage {
   return { headers } as unknown as IncomingMessage;

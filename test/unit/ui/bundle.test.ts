@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { buildUiAssets } from '../../../lib/cli/dashboard/ui-assets.js';
+import { buildUiAssets } from '../../../lib/loopback/ui-assets.js';
 
 const UI_DIR = fileURLToPath(new URL('../../../ui', import.meta.url));
 

@@ -9,7 +9,7 @@ import {
   PeerUser,
   parseProcNetTcp,
   peerUid,
-} from '../../../../lib/cli/dashboard/peer-user.js';
+} from '../../../lib/loopback/peer-user.js';
 
 /** Two rows of /proc/net/tcp: a client (uid 1001) on 127.0.0.1:40000 talking to the server on 127.0.0.1:8080. */
 const TCP = [

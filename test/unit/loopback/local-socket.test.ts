@@ -1,5 +1,5 @@
 /**
- * The proof that a loopback endpoint's socket is the caller's own (`lib/cli/local-socket.ts`): only a
+ * The proof that a loopback endpoint's socket is the caller's own (`lib/loopback/local-socket.ts`): only a
  * socket owned by the caller, in a directory owned by the caller with no group or other access, reached
  * without following a symbolic link.
  */
@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { findOwnSocket, localSocketFile } from '../../../lib/cli/local-socket.js';
+import { findOwnSocket, localSocketFile } from '../../../lib/loopback/local-socket.js';
 
 const uid = process.getuid?.() ?? 0;
 let root: string;

@@ -3,7 +3,7 @@
  * and given a new value periodically. The clock is vitest's fake `Date` (only `Date`: nothing else waits).
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BrowserSessions, SESSION_LIFETIMES } from '../../../../lib/cli/dashboard/browser-sessions.js';
+import { BrowserSessions, SESSION_LIFETIMES } from '../../../lib/loopback/browser-sessions.js';
 
 const MINUTE = 60_000;
 

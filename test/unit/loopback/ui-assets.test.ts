@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const MODULE = fileURLToPath(new URL('../../../../lib/cli/dashboard/ui-assets.ts', import.meta.url));
+const MODULE = fileURLToPath(new URL('../../../lib/loopback/ui-assets.ts', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'txs-ui-assets-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
@@ -23,9 +23,9 @@ function packageWith(name: string, at: string): string {
 
 describe('the dashboard page files', () => {
   it("are the package's prebuilt dist/ui wherever the module sits in an installed package", async () => {
-    // Compiled (dist/lib/cli/dashboard/) and bundled (dist/cli/) copies find the same files. A directory
+    // Compiled (dist/lib/loopback/) and bundled (dist/cli/) copies find the same files. A directory
     // called ui next to the package (another package's) is never looked at.
-    for (const at of ['dist/lib/cli/dashboard/ui-assets.ts', 'dist/cli/ui-assets.ts']) {
+    for (const at of ['dist/lib/loopback/ui-assets.ts', 'dist/cli/ui-assets.ts']) {
       const root = packageWith(at.replaceAll('/', '_'), at);
       mkdirSync(join(root, '../ui'), { recursive: true });
       writeFileSync(join(root, '../ui/app.js'), 'someone else’s');
@@ -35,16 +35,13 @@ describe('the dashboard page files', () => {
   });
 
   it('are built from the ui/ sources in a clone, even beside an older dist/ui', async () => {
-    const root = packageWith('clone', 'lib/cli/dashboard/ui-assets.ts');
-    symlinkSync(
-      fileURLToPath(new URL('../../../../node_modules', import.meta.url)),
-      join(root, 'node_modules'),
-    );
+    const root = packageWith('clone', 'lib/loopback/ui-assets.ts');
+    symlinkSync(fileURLToPath(new URL('../../../node_modules', import.meta.url)), join(root, 'node_modules'));
     mkdirSync(join(root, 'ui'));
     writeFileSync(join(root, 'ui/index.html'), '<p>sources</p>');
     writeFileSync(join(root, 'ui/main.ts'), "document.title = 'from sources';\n");
     writeFileSync(join(root, 'ui/style.css'), 'p { color: red }\n');
-    const { uiAssets } = await import(join(root, 'lib/cli/dashboard/ui-assets.ts'));
+    const { uiAssets } = await import(join(root, 'lib/loopback/ui-assets.ts'));
     const assets = await uiAssets();
     expect(assets.html).toBe('<p>sources</p>');
     expect(assets.js).toContain('from sources');

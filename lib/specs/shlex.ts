@@ -1,5 +1,6 @@
 /**
- * Python's `shlex.quote`, so commands built by components are byte-for-byte what TorchX builds.
+ * Python's `shlex.quote`, so the commands components and schedulers build are byte-for-byte what TorchX
+ * builds.
  *
  * @module
  */

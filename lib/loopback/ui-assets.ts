@@ -56,7 +56,7 @@ export async function buildUiAssets(uiDir: string): Promise<UiAssets> {
 
 /**
  * The root of this package: the nearest directory above this module with a `package.json` — the clone, or
- * the installed package — wherever the module runs from (`lib/cli/dashboard/` through tsx, `dist/lib/cli/…`
+ * the installed package — wherever the module runs from (`lib/loopback/` through tsx, `dist/lib/loopback/`
  * compiled, or inside the `dist/cli/` bundle).
  */
 function packageRoot(): string {

@@ -11,12 +11,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isLoopbackAuthority, isLoopbackOrigin } from '../local-token.js';
-import type { RequestSigner } from '../sigv4.js';
-import { sendError } from './error-reply.js';
-import { LOGOUT_PATH, OneTimeLink } from './one-time-link.js';
-import { PeerUser, type ProcNetReader } from './peer-user.js';
-import { serveUi } from './ui-assets.js';
+import { sendError } from '../loopback/error-reply.js';
+import { isLoopbackAuthority, isLoopbackOrigin } from '../loopback/local-token.js';
+import { LOGOUT_PATH, OneTimeLink } from '../loopback/one-time-link.js';
+import { PeerUser, type ProcNetReader } from '../loopback/peer-user.js';
+import { serveUi } from '../loopback/ui-assets.js';
+import type { RequestSigner } from './sigv4.js';
 
 /** The API's routes the page may call: method and path pattern (one segment per `{…}`). */
 export const UI_PROXY_ROUTES: ReadonlyArray<{ method: string; path: RegExp }> = [
