@@ -146,7 +146,7 @@ export function formatWorkspaceLine(workspace: { sha256: string; size: number; f
  * ```
  */
 export async function formatYaml(value: unknown): Promise<string> {
-  const { stringify } = await import('yaml');
+  const { stringify } = await import('./yaml-writer.js');
   const text = stringify(value ?? null, { version: '1.1', lineWidth: 0, blockQuote: false });
   return displayText(text.replace(/\n$/, ''), 'block');
 }

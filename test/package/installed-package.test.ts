@@ -277,7 +277,7 @@ describe('the packed npm package', () => {
     expect(result.status).toBe(0);
   });
 
-  it('runs the installed txs: --help and builtins against a local server', async () => {
+  it('runs the installed txs: --help, builtins and a dry run against a local server', async () => {
     const txs = path.join(app, 'node_modules/.bin/txs');
     const help = spawnSync(txs, ['--help'], { cwd: app, encoding: 'utf8', env: userEnv() });
     expect(help.status).toBe(0);
@@ -292,5 +292,28 @@ describe('the packed npm package', () => {
     expect(builtins.code).toBe(0);
     expect(builtins.stdout).toContain('dist.ddp');
     expect(builtins.stdout).toContain('utils.echo');
+
+    // YAML, from the library the prebuilt CLI loads on demand (the AppDef of a dry run).
+    const dryrun = await run(
+      txs,
+      [
+        'run',
+        '--dryrun',
+        '--workspace',
+        '',
+        '-s',
+        'aws_batch',
+        '-cfg',
+        'queue=q',
+        'utils.echo',
+        '--msg',
+        'hi',
+      ],
+      { cwd: app, env: { ...userEnv(), TXS_ENDPOINT: server?.url ?? '' } },
+    );
+    expect(dryrun.stderr).toBe('');
+    expect(dryrun.code).toBe(0);
+    expect(dryrun.stdout).toMatch(/^=== APPLICATION ===\nname: echo\n/);
+    expect(dryrun.stdout).toContain('\nroles:\n  - name: echo\n');
   });
 });

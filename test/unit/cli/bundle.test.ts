@@ -1,8 +1,12 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CLI_BUNDLE_OPTIONS } from '../../../scripts/cli-bundle-options.js';
+import { type StubServer, startStubServer } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -45,5 +49,69 @@ describe('the prebuilt txs command', () => {
     expect(inputs.filter((input) => input.includes('node_modules/yaml/'))).toEqual([]);
     expect(builtins).toContain('node:fs');
     expect(builtins.filter((name) => /^(node:)?(https?|crypto|undici)$/.test(name))).toEqual([]);
+  });
+});
+
+describe('the prebuilt txs command, run', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'txs-cli-bundle-'));
+  let stub: StubServer | undefined;
+  afterAll(async () => {
+    await stub?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs the bundle in `dir` as bin/txs.js does, against the stub. */
+  function txs(args: string[]): Promise<{ code: number; out: string; err: string }> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [join(dir, 'txs.mjs'), ...args],
+        { env: { ...process.env, TXS_CONFIG: '/dev/null', TXS_ENDPOINT: stub?.url ?? '' }, timeout: 60_000 },
+        (error, out, err) => resolve({ code: error === null ? 0 : Number(error.code ?? 1), out, err }),
+      );
+    });
+  }
+
+  it('prints YAML (describe, run --dryrun) with the yaml library it loads on demand', async () => {
+    await build({ ...CLI_BUNDLE_OPTIONS, absWorkingDir: ROOT, outdir: dir, sourcemap: false });
+    writeFileSync(join(dir, 'txs.mjs'), "import { runProcess } from './main.js';\nawait runProcess();\n");
+    const app = { name: 'echo', roles: [{ name: 'echo', args: ['hi', '.5'] }] };
+    stub = await startStubServer((req) => {
+      if (req.method === 'GET' && req.path === '/v1/apps/local_cwd/echo-1') {
+        return {
+          body: {
+            handle: 'local_cwd://torchx/echo-1',
+            scheduler: 'local_cwd',
+            session: 'torchx',
+            appId: 'echo-1',
+            name: 'echo',
+            createdAt: '2026-01-15T12:00:00.000Z',
+            status: { state: 'RUNNING', numRestarts: 0, msg: '', structuredErrorMsg: '<NONE>', roles: [] },
+            app,
+            history: [],
+          },
+        };
+      }
+      if (req.method === 'POST' && req.path === '/v1/dryrun') {
+        return { body: { scheduler: 'aws_batch', app, request: { jobName: 'echo' } } };
+      }
+      return undefined;
+    });
+    const described = await txs(['describe', 'local_cwd://torchx/echo-1']);
+    expect(described.err).toBe('');
+    expect(described.out).toBe('name: echo\nroles:\n  - name: echo\n    args:\n      - hi\n      - ".5"\n');
+    const dryrun = await txs([
+      'run',
+      '--dryrun',
+      '--workspace',
+      '',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q',
+      'utils.echo',
+    ]);
+    expect(dryrun.err).toBe('');
+    expect(dryrun.out).toContain('=== APPLICATION ===\nname: echo\nroles:\n');
   });
 });
