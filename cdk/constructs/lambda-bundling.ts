@@ -55,11 +55,12 @@ export const INITIAL_CHUNK_GROUP = 'initial';
 
 /**
  * The rolldown options every function is bundled with, apart from its entry point and output directory (see
- * {@link lambdaBuildOptions}): ESM for Node 22, minified, the modules the import needs in one chunk and the
- * ones loaded on demand in others, source maps without sources beside the code (for offline decoding; not
- * enabled at run time), ASCII only, and every dependency bundled, the AWS SDK included: the versions package-lock.json
- * pins, not whatever the runtime ships. A CommonJS dependency's `require()` of a Node built-in gets rolldown's
- * `createRequire` shim. Plain data, so that a child process can be handed them (see {@link bundleFunction}).
+ * {@link lambdaBuildOptions}): ESM for Node 22, minified, ASCII only, the modules the import needs in one
+ * chunk and the ones loaded on demand in others, source maps without sources beside the code (for offline
+ * decoding; not enabled at run time), and every dependency bundled, the AWS SDK included: the versions
+ * package-lock.json pins, not whatever the runtime ships. A CommonJS dependency's `require()` of a Node
+ * built-in gets rolldown's `createRequire` shim. Plain data, so that a child process can be handed them (see
+ * {@link bundleFunction}).
  */
 export const LAMBDA_BUNDLING: {
   readonly input: Omit<LambdaBuildOptions['input'], 'cwd' | 'input'>;

@@ -117,7 +117,7 @@ onForget(() => {
   builtRunner = undefined;
 });
 
-/** The schedulers of the Planner and of the descriptions: they only translate (no client, nothing to close). */
+/** The schedulers of the Planner and the descriptions: they only translate (no client, nothing to close). */
 function translatingSchedulers(): LazySchedulers {
   translating ??= new LazySchedulers(schedulerDeps(false));
   return translating;

@@ -102,7 +102,7 @@ describe('Lambda bundle contents (rolldown output, the stack bundling definition
     }
   });
 
-  it('writes only ASCII, so that V8 holds each file as one-byte source (our messages say "…" and "→")', () => {
+  it('writes only ASCII, so V8 holds each file as one-byte text (our messages say "…" and "→")', () => {
     for (const fn of FUNCTIONS) {
       for (const chunk of chunksOf(fn.name).values()) {
         const first = chunk.code.search(/\P{ASCII}/u);
