@@ -10,7 +10,7 @@ import { findOwnSocket } from '../loopback/local-socket.js';
 import { displayText } from '../specs/names.js';
 import { TxsClient } from './client.js';
 import { loadConfig, type TxsConfig } from './config.js';
-import { resolveEndpoint } from './endpoint.js';
+import { type EndpointSettings, resolveEndpoint } from './endpoint.js';
 import { ExitCode } from './errors.js';
 import { type Painter, painter } from './format.js';
 import { type CliIO, type OutputStream, useColor } from './io.js';
@@ -41,6 +41,12 @@ export class Invocation {
   /** The exit code the command's action chose. */
   exitCode: number = ExitCode.OK;
 
+  /**
+   * The connection options given before the command (`txs --endpoint URL list`); the command's own win. Set
+   * by the program once it is built.
+   */
+  givenBeforeCommand: () => CommonOptions = () => ({});
+
   constructor(readonly io: CliIO) {}
 
   /** `.txsconfig`, read once. */
@@ -49,9 +55,15 @@ export class Invocation {
     return this.configPromise;
   }
 
+  /** The endpoint the options (the command's, then those before it), the environment and `.txsconfig` name. */
+  async endpoint(options: CommonOptions): Promise<EndpointSettings> {
+    const own = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+    return resolveEndpoint({ ...this.givenBeforeCommand(), ...own }, await this.config(), this.io);
+  }
+
   /** An API client for the endpoint the options and `.txsconfig` name. */
   async client(options: CommonOptions): Promise<TxsClient> {
-    const settings = resolveEndpoint(options, await this.config(), this.io);
+    const settings = await this.endpoint(options);
     const user = this.io.env.TXS_USER;
     // The AWS credential chain and signer load only when signing: local use stays fast.
     const signer =
@@ -100,12 +112,20 @@ export class Invocation {
   }
 }
 
-/** Adds the options every command accepts to `command`. */
-export function addCommonOptions(command: Command, { json = true } = {}): Command {
-  command
+/**
+ * Adds the connection options to `command`: every command takes them, and so does the program, before the
+ * command.
+ */
+export function addConnectionOptions(command: Command): Command {
+  return command
     .option('--endpoint <url>', 'API base URL (default: TXS_ENDPOINT, [txs] endpoint, http://127.0.0.1:8080)')
     .option('--profile <name>', 'AWS profile for SigV4 credentials (default: AWS_PROFILE, the SDK chain)')
     .option('--region <region>', 'signing region when the host does not name one (default: AWS_REGION)');
+}
+
+/** Adds the options every command accepts to `command`. */
+export function addCommonOptions(command: Command, { json = true } = {}): Command {
+  addConnectionOptions(command);
   if (json) command.option('--json', 'print the API’s JSON instead of text');
   return command;
 }

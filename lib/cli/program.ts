@@ -20,7 +20,7 @@ import { registerUi } from './commands/ui.js';
 import { registerWait } from './commands/wait.js';
 import { registerWorkspace } from './commands/workspace.js';
 import { CliError, ExitCode } from './errors.js';
-import { Invocation, packageVersion } from './invocation.js';
+import { addConnectionOptions, type CommonOptions, Invocation, packageVersion } from './invocation.js';
 import type { CliIO } from './io.js';
 
 export { DEFAULT_SCHEDULER, normalizeRunArgv } from './commands/run.js';
@@ -57,6 +57,8 @@ function buildProgram(invocation: Invocation): Command {
         '  txs list --state RUNNING\n' +
         '\nExit codes: 0 ok, 1 app did not succeed (--wait), 2 usage, 3 unknown app, 4 auth, 5 endpoint unavailable (retry),\n78 the server must be configured first (retrying cannot help).',
     );
+  addConnectionOptions(program);
+  invocation.givenBeforeCommand = () => program.opts<CommonOptions>();
   registerRun(program, invocation);
   registerStatus(program, invocation);
   registerDescribe(program, invocation);

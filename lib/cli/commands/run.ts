@@ -94,12 +94,17 @@ const CFG_SPELLINGS = ['-cfg', '--scheduler_args', '--scheduler-args'];
  * @example
  * ```ts
  * normalizeRunArgv(['run', '-cfg', 'queue=q', 'utils.echo', '-cfg']); // ['run', '--cfg', 'queue=q', 'utils.echo', '-cfg']
+ * normalizeRunArgv(['--endpoint', 'https://api', 'run', '-cfg', 'queue=q', 'utils.echo']); // '-cfg' → '--cfg'
  * ```
  */
 export function normalizeRunArgv(argv: readonly string[]): string[] {
   const result = [...argv];
-  const commandIndex = result.findIndex((token) => !token.startsWith('-'));
-  if (commandIndex < 0 || result[commandIndex] !== 'run') return result;
+  // The command is the first word that is not an option given before it (`txs --endpoint URL run …`).
+  let commandIndex = 0;
+  while (commandIndex < result.length && (result[commandIndex] ?? '').startsWith('-')) {
+    commandIndex += RUN_VALUE_OPTIONS.has(result[commandIndex] ?? '') ? 2 : 1;
+  }
+  if (result[commandIndex] !== 'run') return result;
   for (let i = commandIndex + 1; i < result.length; i++) {
     const token = result[i] ?? '';
     if (token === '--' || !token.startsWith('-')) break;

@@ -4,7 +4,6 @@
  * @module
  */
 import type { Command } from 'commander';
-import { resolveEndpoint } from '../endpoint.js';
 import { addCommonOptions, type CommonOptions, type Invocation } from '../invocation.js';
 
 /** Adds `ui` to `program`. */
@@ -16,7 +15,7 @@ export function registerUi(program: Command, invocation: Invocation): void {
       .option('--port <port>', 'loopback port to serve on (default: a free one)', '0'),
     { json: false },
   ).action(async (options: CommonOptions & { port: string }) => {
-    const settings = resolveEndpoint(options, await invocation.config(), invocation.io);
+    const settings = await invocation.endpoint(options);
     if (!settings.sign) {
       // The local server serves the page itself; a new one-time link lets in a browser it cannot otherwise
       // tell is yours (macOS, Windows).

@@ -808,6 +808,35 @@ describe('txs usage', () => {
     expect(err).toContain('(the endpoint comes from TXS_ENDPOINT)');
   });
 
+  it('takes --endpoint before the command as well as after it, the command’s own winning', async () => {
+    const port = await closedPort();
+    const dead = `http://127.0.0.1:${port}`;
+    const io = memoryIO({ env: { TXS_ENDPOINT: dead } });
+    const before = await txs(['--endpoint', api.url, 'list'], io);
+    expect(before.code).toBe(ExitCode.OK);
+    const after = await txs(['--endpoint', dead, 'list', '--endpoint', api.url], memoryIO({ env: {} }));
+    expect(after.code).toBe(ExitCode.OK);
+    const unreachable = await txs(['--endpoint', dead, 'status', 'local_cwd://torchx/a'], memoryIO());
+    expect(unreachable.code).toBe(ExitCode.UNAVAILABLE);
+    expect(unreachable.err).toContain(`cannot reach ${dead}`);
+    expect(unreachable.err).toContain('(the endpoint comes from --endpoint)');
+    // TorchX's -cfg still reaches run after an option given before the command.
+    const run = await txs([
+      '--endpoint',
+      api.url,
+      'run',
+      '--workspace',
+      '',
+      '-s',
+      'aws_batch',
+      '-cfg',
+      'queue=q',
+      'utils.echo',
+    ]);
+    expect(run.code).toBe(ExitCode.OK);
+    expect(posted('/v1/apps').at(-1)?.body).toMatchObject({ scheduler: 'aws_batch', cfg: { queue: 'q' } });
+  });
+
   it('reports a broken .txsconfig with its file and line', async () => {
     const io = memoryIO({ files: { '/work/project/.txsconfig': 'endpoint = x\n' } });
     const { code, err } = await txs(['list'], io);
@@ -837,5 +866,18 @@ describe('normalizeRunArgv', () => {
     ]);
     expect(normalizeRunArgv(['run', '--', '-cfg'])).toEqual(['run', '--', '-cfg']);
     expect(normalizeRunArgv(['status', '-cfg'])).toEqual(['status', '-cfg']);
+    expect(normalizeRunArgv(['--endpoint', 'run', 'run', '-cfg', 'a=1', 'c'])).toEqual([
+      '--endpoint',
+      'run',
+      'run',
+      '--cfg',
+      'a=1',
+      'c',
+    ]);
+    expect(normalizeRunArgv(['--endpoint=https://api', 'status', '-cfg'])).toEqual([
+      '--endpoint=https://api',
+      'status',
+      '-cfg',
+    ]);
   });
 });
