@@ -168,11 +168,10 @@ export class Planner {
       role.env[TORCHX_JOB_ID_ENV] = makeAppHandle(scheduler, session, macros.appId);
     });
     const opts = sched.runOpts();
-    const withUser =
-      owner !== undefined && opts.get('user') !== undefined && (cfg.user === undefined || cfg.user === null)
-        ? { ...cfg, user: userNameOf(owner) }
-        : cfg;
-    const resolved = opts.resolve(withUser);
+    // The caller's own name is the `user` a scheduler tags the job with, unless the caller gave one.
+    const callerDefaults =
+      owner !== undefined && opts.get('user') !== undefined ? { user: userNameOf(owner) } : {};
+    const resolved = opts.resolve(cfg, callerDefaults);
     checkHostAccess(prepared, resolved, this.hostAccess, this.hostAccessSettings);
     // A secret-bearing key the scheduler does not declare (the caller's `env` sent to aws_batch) is ignored
     // anyway (and warned about): drop it so its values are neither recorded nor echoed.

@@ -242,10 +242,13 @@ export class RunOpts implements Iterable<RunOpt> {
    * snake_case names; keys that are not options are kept unchanged. A string given for a non-string option is
    * TorchX's string form and is cast like `-cfg` ({@link castRunOptValue}: `'5'` → 5, `'a,b'` → `['a','b']`).
    *
+   * @param fallbacks values of options that `cfg` leaves out (or gives as null), used before their declared
+   *   defaults, as if the caller had given them last (the Planner's: the caller's own name as `user`). An error
+   *   quotes `cfg` alone: what the caller gave.
    * @throws InvalidRunConfigError when a required option is missing, a value has the wrong type, or an option
    *   is given under two spellings with different values.
    */
-  resolve(cfg: Readonly<Cfg> = {}): Cfg {
+  resolve(cfg: Readonly<Cfg> = {}, fallbacks: Readonly<Cfg> = {}): Cfg {
     const { list, index } = this.resolveSlots();
     // Option values live in `values` by index; `resolved` gets each option's key when it first appears (so
     // the keys keep the caller's order, then the declaration order) and its value at the end.
@@ -274,6 +277,15 @@ export class RunOpts implements Iterable<RunOpt> {
       if (!present[slot]) {
         present[slot] = true;
         resolved[canonical] = null;
+      }
+    }
+    for (const [key, value] of Object.entries(fallbacks)) {
+      const slot = index.get(key);
+      if (slot === undefined || value === undefined || (values[slot] ?? null) !== null) continue;
+      values[slot] = value;
+      if (!present[slot]) {
+        present[slot] = true;
+        resolved[(list[slot] as RunOpt).name] = null;
       }
     }
     for (let slot = 0; slot < list.length; slot++) {

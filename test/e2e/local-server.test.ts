@@ -310,6 +310,24 @@ describe('local server', () => {
     expect(cancel.body.cancelRequestedAt).toEqual(expect.any(String));
   });
 
+  it('quotes in a refused run option only what the caller gave, not the user name it fills in', async () => {
+    const reply = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'aws_batch', component: 'utils.echo' },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({
+      code: 'InvalidRunConfig',
+      message: 'Required run option: queue, must be provided and not `None`. Given: <EMPTY>',
+    });
+    // The filled-in user is still the caller's on a dry run that passes.
+    const ok = await call('POST', '/v1/dryrun', {
+      body: { scheduler: 'aws_batch', cfg: { queue: 'q' }, component: 'utils.echo' },
+      user: 'carol',
+    });
+    expect(ok.status).toBe(200);
+    expect(JSON.stringify(ok.body.request)).toContain('"torchx.pytorch.org/user":"carol"');
+  });
+
   it('answers 404 for an unknown app and for another user’s app, 404/405 for unknown routes', async () => {
     const unknown = await call('GET', appPath('nope-123'));
     expect(unknown.status).toBe(404);

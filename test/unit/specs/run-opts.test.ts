@@ -92,6 +92,25 @@ describe('RunOpts', () => {
       );
     });
 
+    it('fills an option the caller left out from the fallbacks, before its default, as if given last', () => {
+      const opts = batchLikeOpts().add('user', { type: 'str', default: 'os-user', help: 'user' });
+      const resolved = opts.resolve({ priority: 3, queue: 'q' }, { user: 'alice' });
+      expect(resolved.user).toBe('alice');
+      expect(Object.keys(resolved).slice(0, 3)).toEqual(['priority', 'queue', 'user']);
+      expect(opts.resolve({ queue: 'q', user: 'bob' }, { user: 'alice' }).user).toBe('bob');
+      expect(opts.resolve({ queue: 'q', user: null }, { user: 'alice' }).user).toBe('alice');
+      expect(opts.resolve({ queue: 'q' }).user).toBe('os-user');
+      // A fallback that is not an option is not added.
+      expect(opts.resolve({ queue: 'q' }, { nope: 1 })).not.toHaveProperty('nope');
+    });
+
+    it('quotes only what the caller gave when it refuses, never the fallbacks', () => {
+      const opts = batchLikeOpts().add('user', { type: 'str', help: 'user' });
+      expect(() => opts.resolve({}, { user: 'alice' })).toThrow(
+        'Required run option: queue, must be provided and not `None`. Given: <EMPTY>',
+      );
+    });
+
     it("raises TorchX's message for a wrong type, naming the key", () => {
       const err = (() => {
         try {
