@@ -55,7 +55,9 @@ export class Invocation {
     return this.configPromise;
   }
 
-  /** The endpoint the options (the command's, then those before it), the environment and `.txsconfig` name. */
+  /**
+   * The endpoint the options (the command's, then those before it), the environment and `.txsconfig` name.
+   */
   async endpoint(options: CommonOptions): Promise<EndpointSettings> {
     const own = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
     return resolveEndpoint({ ...this.givenBeforeCommand(), ...own }, await this.config(), this.io);

@@ -242,9 +242,9 @@ export class RunOpts implements Iterable<RunOpt> {
    * snake_case names; keys that are not options are kept unchanged. A string given for a non-string option is
    * TorchX's string form and is cast like `-cfg` ({@link castRunOptValue}: `'5'` → 5, `'a,b'` → `['a','b']`).
    *
-   * @param fallbacks values of options that `cfg` leaves out (or gives as null), used before their declared
-   *   defaults, as if the caller had given them last (the Planner's: the caller's own name as `user`). An error
-   *   quotes `cfg` alone: what the caller gave.
+   * @param fallbacks values of options that `cfg` leaves out (or gives as null), used before their
+   *   declared defaults, as if the caller had given them last (the Planner's: the caller's own name as
+   *   `user`). An error quotes `cfg` alone: what the caller gave.
    * @throws InvalidRunConfigError when a required option is missing, a value has the wrong type, or an option
    *   is given under two spellings with different values.
    */

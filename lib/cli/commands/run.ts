@@ -94,7 +94,7 @@ const CFG_SPELLINGS = ['-cfg', '--scheduler_args', '--scheduler-args'];
  * @example
  * ```ts
  * normalizeRunArgv(['run', '-cfg', 'queue=q', 'utils.echo', '-cfg']); // ['run', '--cfg', 'queue=q', 'utils.echo', '-cfg']
- * normalizeRunArgv(['--endpoint', 'https://api', 'run', '-cfg', 'queue=q', 'utils.echo']); // '-cfg' → '--cfg'
+ * normalizeRunArgv(['--endpoint', 'https://api', 'run', '-cfg', 'q=1', 'c']); // '-cfg' → '--cfg'
  * ```
  */
 export function normalizeRunArgv(argv: readonly string[]): string[] {
