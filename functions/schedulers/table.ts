@@ -3,9 +3,9 @@
  * (as TorchX's `DEFAULT_SCHEDULER_MODULES`), except the deployment's default schedulers (aws_batch,
  * aws_sagemaker), which come with the table: every file a cold start loads costs it, and imported on demand
  * they were two more files for the requests that name them (their SDK clients stay imported on first
- * submit). A module's `create` builds the scheduler from the clients and
- * configuration it is given; the Planner (dry runs), the scheduler descriptions and the Runner of this
- * process are built over the table once per cold start.
+ * submit). A module's `create` builds the scheduler from the clients and configuration it is given; the
+ * Planner (dry runs), the scheduler descriptions and the Runner of this process are built over the table
+ * once per cold start.
  */
 import type { CloudWatchLogsClient } from '@aws-sdk/client-cloudwatch-logs';
 import { localStateChangeEvent } from '../../lib/events/index.js';

@@ -255,6 +255,11 @@ export class RunOpts implements Iterable<RunOpt> {
     const values: CfgValue[] = new Array(list.length).fill(null);
     const present: boolean[] = new Array(list.length).fill(false);
     const resolved: Cfg = {};
+    const place = (slot: number) => {
+      if (present[slot]) return;
+      present[slot] = true;
+      resolved[(list[slot] as RunOpt).name] = null;
+    };
     for (const key of Object.keys(cfg)) {
       const value = cfg[key];
       const slot = index.get(key);
@@ -274,19 +279,13 @@ export class RunOpts implements Iterable<RunOpt> {
         }
       }
       if (value !== undefined && value !== null) values[slot] = value;
-      if (!present[slot]) {
-        present[slot] = true;
-        resolved[canonical] = null;
-      }
+      place(slot);
     }
     for (const [key, value] of Object.entries(fallbacks)) {
       const slot = index.get(key);
       if (slot === undefined || value === undefined || (values[slot] ?? null) !== null) continue;
       values[slot] = value;
-      if (!present[slot]) {
-        present[slot] = true;
-        resolved[(list[slot] as RunOpt).name] = null;
-      }
+      place(slot);
     }
     for (let slot = 0; slot < list.length; slot++) {
       const opt = list[slot] as RunOpt;
