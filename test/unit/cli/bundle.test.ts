@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { AppResponse } from '../../../lib/cli/index.js';
 import { CLI_BUNDLE_OPTIONS } from '../../../scripts/cli-bundle-options.js';
-import { type StubServer, startStubServer } from './helpers.js';
+import { appResponse, type StubServer, startStubServer } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -75,22 +76,14 @@ describe('the prebuilt txs command, run', () => {
   it('prints YAML (describe, run --dryrun) with the yaml library it loads on demand', async () => {
     await build({ ...CLI_BUNDLE_OPTIONS, absWorkingDir: ROOT, outdir: dir, sourcemap: false });
     writeFileSync(join(dir, 'txs.mjs'), "import { runProcess } from './main.js';\nawait runProcess();\n");
-    const app = { name: 'echo', roles: [{ name: 'echo', args: ['hi', '.5'] }] };
+    // An AppDef as the YAML shows it: only what this test prints.
+    const app = {
+      name: 'echo',
+      roles: [{ name: 'echo', args: ['hi', '.5'] }],
+    } as unknown as AppResponse['app'];
     stub = await startStubServer((req) => {
       if (req.method === 'GET' && req.path === '/v1/apps/local_cwd/echo-1') {
-        return {
-          body: {
-            handle: 'local_cwd://torchx/echo-1',
-            scheduler: 'local_cwd',
-            session: 'torchx',
-            appId: 'echo-1',
-            name: 'echo',
-            createdAt: '2026-01-15T12:00:00.000Z',
-            status: { state: 'RUNNING', numRestarts: 0, msg: '', structuredErrorMsg: '<NONE>', roles: [] },
-            app,
-            history: [],
-          },
-        };
+        return { body: appResponse('RUNNING', { app }) };
       }
       if (req.method === 'POST' && req.path === '/v1/dryrun') {
         return { body: { scheduler: 'aws_batch', app, request: { jobName: 'echo' } } };

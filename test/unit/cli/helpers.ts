@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CliIO } from '../../../lib/cli/index.js';
+import type { AppResponse, CliIO } from '../../../lib/cli/index.js';
 
 export interface MemoryIO extends CliIO {
   readonly out: () => string;
@@ -196,4 +196,23 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/** The API's answer for the app `local_cwd://torchx/echo-1` in `state`, with `overrides`. */
+export function appResponse(
+  state: AppResponse['status']['state'],
+  overrides: Partial<AppResponse> = {},
+): AppResponse {
+  return {
+    handle: 'local_cwd://torchx/echo-1',
+    scheduler: 'local_cwd',
+    session: 'torchx',
+    appId: 'echo-1',
+    name: 'echo',
+    createdAt: '2026-01-15T12:00:00.000Z',
+    status: { state, numRestarts: 0, msg: '', structuredErrorMsg: '<NONE>', roles: [] },
+    app: { name: 'echo', roles: [], metadata: {} },
+    history: [],
+    ...overrides,
+  };
 }

@@ -10,7 +10,7 @@ import {
   TxsClient,
   textLineWriter,
 } from '../../../lib/cli/index.js';
-import { type StubServer, startStubServer } from './helpers.js';
+import { appResponse, type StubServer, startStubServer } from './helpers.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -19,17 +19,7 @@ afterEach(async () => {
 });
 
 function appAt(state: AppResponse['status']['state'], history: AppResponse['history'] = []): AppResponse {
-  return {
-    handle: 'local_cwd://torchx/echo-1',
-    scheduler: 'local_cwd',
-    session: 'torchx',
-    appId: 'echo-1',
-    name: 'echo',
-    createdAt: '2026-01-15T12:00:00.000Z',
-    status: { state, numRestarts: 0, msg: '', structuredErrorMsg: '<NONE>', roles: [] },
-    app: { name: 'echo', roles: [], metadata: {} },
-    history,
-  };
+  return appResponse(state, { history });
 }
 
 function recorder(isTTY: boolean) {

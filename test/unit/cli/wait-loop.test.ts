@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AppResponse, TxsClient, waitForApp } from '../../../lib/cli/index.js';
-import { type StubReply, type StubServer, startStubServer } from './helpers.js';
+import { appResponse, type StubReply, type StubServer, startStubServer } from './helpers.js';
 
 let stub: StubServer | undefined;
 afterEach(async () => {
@@ -13,18 +13,7 @@ afterEach(async () => {
 });
 
 function appAt(state: AppResponse['status']['state'], revision?: string): AppResponse {
-  return {
-    handle: 'local_cwd://torchx/echo-1',
-    scheduler: 'local_cwd',
-    session: 'torchx',
-    appId: 'echo-1',
-    name: 'echo',
-    createdAt: '2026-01-15T12:00:00.000Z',
-    status: { state, numRestarts: 0, msg: '', structuredErrorMsg: '<NONE>', roles: [] },
-    app: { name: 'echo', roles: [], metadata: {} },
-    history: [],
-    ...(revision === undefined ? {} : { revision }),
-  };
+  return appResponse(state, revision === undefined ? {} : { revision });
 }
 
 /** A server whose app is RUNNING for `runningAnswers` status answers, then SUCCEEDED. */
